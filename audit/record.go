@@ -1,0 +1,204 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/effectaudit/effectaudit/ndjson"
+)
+
+// RecordType says whether a record is a transport attempt or a provider-side
+// effect observation.
+type RecordType uint8
+
+const (
+	Attempt RecordType = iota + 1
+	Effect
+)
+
+func (t RecordType) String() string {
+	switch t {
+	case Attempt:
+		return "attempt"
+	case Effect:
+		return "effect"
+	}
+	return "unknown"
+}
+
+// Position locates a record: the index of its input among the inputs given,
+// and its 1-based line. Positions order operations by first appearance.
+type Position struct {
+	Input int
+	Line  int
+}
+
+// Before reports whether p comes earlier in the input than q.
+func (p Position) Before(q Position) bool {
+	return p.Input < q.Input || (p.Input == q.Input && p.Line < q.Line)
+}
+
+// Record is one validated ledger record. Optional strings that were absent,
+// null or "" are "".
+type Record struct {
+	Type           RecordType
+	OperationID    string
+	AttemptID      string
+	IdempotencyKey string
+	Scope          string
+	PayloadHash    string
+	Result         string // for effects: "present" or "absent" (the default is filled in)
+	EffectRef      string
+	ObservedAt     Instant
+	HasObservedAt  bool
+	AttemptNumber  int // the diagnostic "attempt" field, 0 when absent
+	Pos            Position
+}
+
+// Absent reports whether r is a provider's observation that no effect exists.
+func (r *Record) Absent() bool { return r.Type == Effect && r.Result == "absent" }
+
+// FieldError says why a syntactically valid JSON object is not a valid record.
+type FieldError struct {
+	Field string // the member at fault; "" when the record as a whole is
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return fmt.Sprintf("field %q: %s", e.Field, e.Msg)
+}
+
+// Decoder turns the members of a parsed line into a Record. Its zero value is
+// ready to use; it keeps a scratch buffer between calls.
+type Decoder struct {
+	scratch []byte
+}
+
+// Decode validates members per SPEC's Records section and returns the record.
+// Unknown members are ignored; null counts as absent.
+func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) {
+	r := Record{Pos: pos}
+	var typ string
+	for i := range members {
+		m := &members[i]
+		var dst *string
+		switch string(m.Name) {
+		case "type":
+			dst = &typ
+		case "operationId":
+			dst = &r.OperationID
+		case "attemptId":
+			dst = &r.AttemptID
+		case "idempotencyKey":
+			dst = &r.IdempotencyKey
+		case "scope":
+			dst = &r.Scope
+		case "payloadHash":
+			dst = &r.PayloadHash
+		case "result":
+			dst = &r.Result
+		case "effectRef":
+			dst = &r.EffectRef
+		case "observedAt":
+			s, err := d.str(m)
+			if err != nil {
+				return r, err
+			}
+			if s == "" {
+				continue
+			}
+			t, err := ParseInstant(s)
+			if err != nil {
+				return r, &FieldError{"observedAt", fmt.Sprintf("%q: %v", s, err)}
+			}
+			r.ObservedAt, r.HasObservedAt = t, true
+			continue
+		case "attempt":
+			if m.Kind == ndjson.Null {
+				continue
+			}
+			n, err := strconv.Atoi(string(m.Value))
+			if m.Kind != ndjson.Number || err != nil || n < 1 || bytes.ContainsAny(m.Value, ".eE+-") {
+				return r, &FieldError{"attempt", "want an integer ≥ 1, got " + describe(m)}
+			}
+			r.AttemptNumber = n
+			continue
+		default:
+			continue
+		}
+		s, err := d.str(m)
+		if err != nil {
+			return r, err
+		}
+		*dst = s
+	}
+	switch typ {
+	case "attempt":
+		r.Type = Attempt
+	case "effect":
+		r.Type = Effect
+	case "":
+		return r, &FieldError{"type", `missing; want "attempt" or "effect"`}
+	default:
+		return r, &FieldError{"type", fmt.Sprintf(`%q; want "attempt" or "effect"`, typ)}
+	}
+	if r.OperationID == "" {
+		return r, &FieldError{"operationId", "missing or empty"}
+	}
+	if r.Type == Effect {
+		switch r.Result {
+		case "":
+			r.Result = "present"
+		case "present", "absent":
+		default:
+			return r, &FieldError{"result", fmt.Sprintf(`%q on an effect; want "present" or "absent"`, r.Result)}
+		}
+		if r.Result == "present" && r.EffectRef == "" {
+			return r, &FieldError{"effectRef", "missing or empty on a present effect"}
+		}
+	}
+	return r, nil
+}
+
+// str decodes a string member; null is "".
+func (d *Decoder) str(m *ndjson.Member) (string, error) {
+	switch m.Kind {
+	case ndjson.Null:
+		return "", nil
+	case ndjson.String:
+	default:
+		return "", &FieldError{string(m.Name), "want a string, got " + describe(m)}
+	}
+	raw := m.Value[1 : len(m.Value)-1]
+	if !m.Escaped {
+		return string(raw), nil
+	}
+	var err error
+	d.scratch, err = ndjson.AppendUnquote(d.scratch[:0], m.Value)
+	if err != nil {
+		return "", &FieldError{string(m.Name), err.Error()}
+	}
+	return string(d.scratch), nil
+}
+
+func describe(m *ndjson.Member) string {
+	const max = 24
+	v := m.Value
+	switch m.Kind {
+	case ndjson.Null, ndjson.True, ndjson.False:
+		return string(v)
+	}
+	if len(v) > max {
+		v = v[:max]
+		for len(v) > 0 && !utf8.Valid(v) {
+			v = v[:len(v)-1] // do not cut a character in two
+		}
+		return fmt.Sprintf("%s %s…", m.Kind, v)
+	}
+	return fmt.Sprintf("%s %s", m.Kind, v)
+}

@@ -1,0 +1,428 @@
+package audit
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// at parses an RFC 3339 time for test records; it fails the test on error.
+func at(t *testing.T, s string) Instant {
+	t.Helper()
+	i, err := ParseInstant(s)
+	if err != nil {
+		t.Fatalf("ParseInstant(%q): %v", s, err)
+	}
+	return i
+}
+
+type rec struct {
+	typ                                        RecordType
+	op, attempt, key, scope, hash, result, ref string
+	when                                       string
+}
+
+func build(t *testing.T, recs []rec) []Record {
+	t.Helper()
+	out := make([]Record, len(recs))
+	for i, r := range recs {
+		out[i] = Record{
+			Type: r.typ, OperationID: r.op, AttemptID: r.attempt, IdempotencyKey: r.key,
+			Scope: r.scope, PayloadHash: r.hash, Result: r.result, EffectRef: r.ref,
+			Pos: Position{Line: i + 1},
+		}
+		if r.typ == Effect && r.result == "" {
+			out[i].Result = "present"
+		}
+		if r.when != "" {
+			out[i].ObservedAt, out[i].HasObservedAt = at(t, r.when), true
+		}
+	}
+	return out
+}
+
+func run(recs []Record) *Report {
+	a := New()
+	for i := range recs {
+		a.Add(&recs[i])
+	}
+	a.AddLines(len(recs), 0)
+	return a.Report()
+}
+
+// verdict is the part of an operation's report the rules decide.
+type verdict struct {
+	Op                 string
+	Label              Label
+	Attempts           int
+	EffectObservations int
+	DistinctEffects    int
+}
+
+func verdicts(rep *Report) []verdict {
+	out := make([]verdict, len(rep.Operations))
+	for i, o := range rep.Operations {
+		out[i] = verdict{o.OperationID, o.Label, o.Attempts, o.EffectObservations, o.DistinctEffects}
+	}
+	return out
+}
+
+const (
+	A = Attempt
+	E = Effect
+)
+
+func TestLabels(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []rec
+		want []verdict
+	}{
+		{
+			name: "one effect observed twice is healthy",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", key: "k", hash: "h", result: "timeout"},
+				{typ: A, op: "op-1", attempt: "a2", key: "k", hash: "h", result: "success"},
+				{typ: E, op: "op-1", ref: "ticket-908"},
+				{typ: E, op: "op-1", ref: "ticket-908"},
+			},
+			want: []verdict{{"op-1", Healthy, 2, 2, 1}},
+		},
+		{
+			name: "two effect refs are a duplicate",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", result: "timeout"},
+				{typ: E, op: "op-1", ref: "delivery-a"},
+				{typ: E, op: "op-1", ref: "delivery-b"},
+			},
+			want: []verdict{{"op-1", Duplicate, 1, 2, 2}},
+		},
+		{
+			name: "effect refs are case-sensitive",
+			recs: []rec{
+				{typ: E, op: "op-1", ref: "Ticket-1"},
+				{typ: E, op: "op-1", ref: "ticket-1"},
+			},
+			want: []verdict{{"op-1", Duplicate, 0, 2, 2}},
+		},
+		{
+			name: "two hashes in one operation are a key conflict, even with duplicates",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", hash: "sha256:aa"},
+				{typ: A, op: "op-1", attempt: "a2", hash: "sha256:AA"},
+				{typ: E, op: "op-1", ref: "r1"},
+				{typ: E, op: "op-1", ref: "r2"},
+			},
+			want: []verdict{{"op-1", KeyConflict, 2, 2, 2}},
+		},
+		{
+			name: "a key reused by another operation with another hash conflicts both",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", key: "k", scope: "s", hash: "h1"},
+				{typ: E, op: "op-1", ref: "r1"},
+				{typ: A, op: "op-2", attempt: "a1", key: "k", scope: "s", hash: "h2"},
+				{typ: E, op: "op-2", ref: "r2"},
+				{typ: A, op: "op-3", attempt: "a1", key: "k", scope: "other", hash: "h3"},
+				{typ: E, op: "op-3", ref: "r3"},
+			},
+			want: []verdict{
+				{"op-1", KeyConflict, 1, 1, 1},
+				{"op-2", KeyConflict, 1, 1, 1},
+				{"op-3", Healthy, 1, 1, 1},
+			},
+		},
+		{
+			name: "an effect record's key binds too",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", key: "k", hash: "h1"},
+				{typ: E, op: "op-1", key: "k", hash: "h2", ref: "r1"},
+			},
+			want: []verdict{{"op-1", KeyConflict, 1, 1, 1}},
+		},
+		{
+			name: "a key without a hash binds nothing but shares the pair's conflict",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", key: "k"},
+				{typ: E, op: "op-1", ref: "r1"},
+				{typ: A, op: "op-2", attempt: "a1", key: "k", hash: "h1"},
+				{typ: E, op: "op-2", ref: "r2"},
+				{typ: A, op: "op-3", attempt: "a1", key: "k", hash: "h2"},
+				{typ: E, op: "op-3", ref: "r3"},
+			},
+			want: []verdict{
+				{"op-1", KeyConflict, 1, 1, 1},
+				{"op-2", KeyConflict, 1, 1, 1},
+				{"op-3", KeyConflict, 1, 1, 1},
+			},
+		},
+		{
+			name: "a key without a hash next to a hashed one is no conflict",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", key: "k"},
+				{typ: A, op: "op-1", attempt: "a2", key: "k", hash: "h1"},
+				{typ: E, op: "op-1", ref: "r1"},
+			},
+			want: []verdict{{"op-1", Healthy, 2, 1, 1}},
+		},
+		{
+			name: "a scope without a key forms no pair",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", scope: "s", hash: "h1"},
+				{typ: E, op: "op-1", ref: "r1"},
+				{typ: A, op: "op-2", attempt: "a1", scope: "s", hash: "h2"},
+				{typ: E, op: "op-2", ref: "r2"},
+			},
+			want: []verdict{{"op-1", Healthy, 1, 1, 1}, {"op-2", Healthy, 1, 1, 1}},
+		},
+		{
+			name: "re-exported attempts count once, anonymous ones never merge",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", result: "timeout"},
+				{typ: A, op: "op-1", attempt: "a1", result: "success"},
+				{typ: A, op: "op-1", result: "timeout"},
+				{typ: A, op: "op-1", result: "timeout"},
+			},
+			want: []verdict{{"op-1", Uncertain, 3, 0, 0}},
+		},
+		{
+			name: "no effect and no absence is uncertain",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", result: "timeout", when: "2026-01-01T10:00:00Z"},
+				{typ: A, op: "op-1", attempt: "a2", result: "timeout", when: "2026-01-01T10:00:30Z"},
+			},
+			want: []verdict{{"op-1", Uncertain, 2, 0, 0}},
+		},
+		{
+			name: "absence after every attempt is absent",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
+				{typ: A, op: "op-1", attempt: "a2", when: "2026-01-01T10:00:30Z"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T10:05:00Z"},
+			},
+			want: []verdict{{"op-1", Absent, 2, 0, 0}},
+		},
+		{
+			name: "absence at the same instant as the last attempt is absent",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:30.5Z"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T11:00:30.500+01:00"},
+			},
+			want: []verdict{{"op-1", Absent, 1, 0, 0}},
+		},
+		{
+			name: "absence before the last attempt is uncertain",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T10:01:00Z"},
+				{typ: A, op: "op-1", attempt: "a2", when: "2026-01-01T10:02:00Z"},
+			},
+			want: []verdict{{"op-1", Uncertain, 2, 0, 0}},
+		},
+		{
+			name: "time zones are resolved: a later wall clock can be an earlier instant",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T09:30:00Z"},
+				// 10:00+02:00 is 08:00Z, before the attempt.
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T10:00:00+02:00"},
+			},
+			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
+		},
+		{
+			name: "a later absence rescues an earlier one",
+			recs: []rec{
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T09:00:00Z"},
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T09:30:00Z"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T09:45:00-00:00"},
+			},
+			want: []verdict{{"op-1", Absent, 1, 0, 0}},
+		},
+		{
+			name: "an attempt without observedAt makes absence unreliable",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
+				{typ: A, op: "op-1", attempt: "a2"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T10:05:00Z"},
+			},
+			want: []verdict{{"op-1", Uncertain, 2, 0, 0}},
+		},
+		{
+			name: "an untimed re-export of a timed attempt still makes absence unreliable",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
+				{typ: A, op: "op-1", attempt: "a1"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T10:05:00Z"},
+			},
+			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
+		},
+		{
+			name: "an absence without observedAt proves nothing after attempts",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
+				{typ: E, op: "op-1", result: "absent"},
+			},
+			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
+		},
+		{
+			name: "an absence with no attempt records is absent, timed or not",
+			recs: []rec{
+				{typ: E, op: "op-1", result: "absent"},
+				{typ: E, op: "op-2", result: "absent", when: "2026-01-01T10:00:00Z"},
+			},
+			want: []verdict{{"op-1", Absent, 0, 0, 0}, {"op-2", Absent, 0, 0, 0}},
+		},
+		{
+			name: "an effect beats an absence",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
+				{typ: E, op: "op-1", result: "absent", when: "2026-01-01T10:05:00Z"},
+				{typ: E, op: "op-1", ref: "r1", when: "2026-01-01T10:06:00Z"},
+			},
+			want: []verdict{{"op-1", Healthy, 1, 1, 1}},
+		},
+		{
+			name: "an effect-only operation is healthy",
+			recs: []rec{
+				{typ: E, op: "op-1", attempt: "a9", ref: "r1"},
+			},
+			want: []verdict{{"op-1", Healthy, 0, 1, 1}},
+		},
+		{
+			name: "operations are listed in order of first record",
+			recs: []rec{
+				{typ: E, op: "op-b", ref: "r1"},
+				{typ: A, op: "op-a", attempt: "a1"},
+				{typ: A, op: "op-b", attempt: "a1"},
+			},
+			want: []verdict{{"op-b", Healthy, 1, 1, 1}, {"op-a", Uncertain, 1, 0, 0}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := verdicts(run(build(t, tt.recs)))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("verdicts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReasons(t *testing.T) {
+	tests := []struct {
+		name string
+		recs []rec
+		want string
+	}{
+		{
+			name: "healthy",
+			recs: []rec{{typ: E, op: "o", ref: "ticket-908"}, {typ: E, op: "o", ref: "ticket-908"}},
+			want: "2 effect observations resolve to 1 effectRef: ticket-908",
+		},
+		{
+			name: "duplicate",
+			recs: []rec{{typ: E, op: "o", ref: "delivery-a"}, {typ: E, op: "o", ref: "delivery-b"}},
+			want: "2 effect observations resolve to 2 effectRefs: delivery-a, delivery-b",
+		},
+		{
+			name: "hashes in one operation",
+			recs: []rec{{typ: A, op: "o", hash: "h1"}, {typ: A, op: "o", hash: "h2"}},
+			want: "2 payload hashes under one operation: h1, h2",
+		},
+		{
+			name: "key shared across operations",
+			recs: []rec{{typ: A, op: "o1", key: "k", scope: "s", hash: "h1"}, {typ: A, op: "o2", key: "k", scope: "s", hash: "h2"}},
+			want: "key k (scope s) is bound to 2 payload hashes (h1, h2) by operations o1, o2",
+		},
+		{
+			name: "uncertain names the results",
+			recs: []rec{{typ: A, op: "o", attempt: "1", result: "timeout"}, {typ: A, op: "o", attempt: "2", result: "timeout"}},
+			want: "2 attempts (timeout ×2), no effect observation and no proof of absence",
+		},
+		{
+			name: "absence too early",
+			recs: []rec{
+				{typ: A, op: "o", when: "2026-01-01T10:00:00Z"},
+				{typ: E, op: "o", result: "absent", when: "2026-01-01T09:00:00Z"},
+			},
+			want: "latest absent observation (2026-01-01T09:00:00Z) precedes the last attempt (2026-01-01T10:00:00Z)",
+		},
+		{
+			name: "long lists are cut",
+			recs: []rec{
+				{typ: E, op: "o", ref: "r1"}, {typ: E, op: "o", ref: "r2"}, {typ: E, op: "o", ref: "r3"},
+				{typ: E, op: "o", ref: "r4"}, {typ: E, op: "o", ref: "r5"},
+			},
+			want: "5 effect observations resolve to 5 effectRefs: r1, r2, r3 and 2 more",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := run(build(t, tt.recs))
+			if diff := cmp.Diff(tt.want, rep.Operations[0].Reason); diff != "" {
+				t.Errorf("reason (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestReportShape(t *testing.T) {
+	recs := build(t, []rec{
+		{typ: A, op: "op-1", attempt: "a1", key: "k", scope: "s", hash: "h", result: "timeout", when: "2026-01-01T10:00:00+01:00"},
+		{typ: A, op: "op-1", attempt: "a2", key: "k", scope: "s", hash: "h", result: "success", when: "2026-01-01T09:00:05.25Z"},
+		{typ: E, op: "op-1", ref: "r1", when: "2026-01-01T09:01:00Z"},
+		{typ: A, op: "op-2", attempt: "a1"},
+	})
+	got := run(recs)
+	first, last := "2026-01-01T09:00:00Z", "2026-01-01T09:01:00Z"
+	want := &Report{
+		SchemaVersion: 1,
+		Summary: Summary{
+			Lines: 4, Records: 4, Attempts: 3, EffectObservations: 1, Operations: 2,
+			Labels: map[Label]int{KeyConflict: 0, Duplicate: 0, Healthy: 1, Absent: 0, Uncertain: 1},
+		},
+		Operations: []Operation{
+			{
+				OperationID: "op-1", Label: Healthy, Reason: "1 effect observation resolves to 1 effectRef: r1",
+				NextAction: Healthy.NextAction(), Attempts: 2, Results: map[string]int{"timeout": 1, "success": 1},
+				EffectObservations: 1, DistinctEffects: 1, EffectRefs: []string{"r1"},
+				IdempotencyKeys: []string{"k"}, PayloadHashes: []string{"h"},
+				FirstObservedAt: &first, LastObservedAt: &last, First: Position{Line: 1},
+			},
+			{
+				OperationID: "op-2", Label: Uncertain, Reason: "1 attempt, no effect observation and no proof of absence",
+				NextAction: Uncertain.NextAction(), Attempts: 1, Results: map[string]int{},
+				EffectRefs: []string{}, IdempotencyKeys: []string{}, PayloadHashes: []string{},
+				First: Position{Line: 4},
+			},
+		},
+		Invalid: []Invalid{},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+}
+
+// TestMergeMatchesSingle checks that sharding operations across Auditors
+// gives the report of one Auditor, including cross-shard key conflicts.
+func TestMergeMatchesSingle(t *testing.T) {
+	recs := build(t, []rec{
+		{typ: A, op: "op-1", attempt: "a1", key: "k", hash: "h1"},
+		{typ: A, op: "op-2", attempt: "a1", key: "k", hash: "h2"},
+		{typ: E, op: "op-3", ref: "r"},
+		{typ: A, op: "op-4", attempt: "a1", key: "j", hash: "h1"},
+		{typ: E, op: "op-1", ref: "r"},
+	})
+	want := run(recs)
+	shards := []*Auditor{New(), New()}
+	for i := range recs {
+		shard := shards[0]
+		if id := recs[i].OperationID; id == "op-2" || id == "op-3" {
+			shard = shards[1]
+		}
+		shard.Add(&recs[i])
+	}
+	shards[0].AddLines(3, 0)
+	shards[1].AddLines(2, 0)
+	if diff := cmp.Diff(want, Merge(shards...)); diff != "" {
+		t.Errorf("merged report (-single +merged):\n%s", diff)
+	}
+}

@@ -1,0 +1,61 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit statuses, as SPEC's Command behaviour defines them.
+const (
+	ExitOK     = 0 // the audit completed and nothing matched --fail-on
+	ExitFailOn = 1 // the audit completed and an operation matched --fail-on
+	ExitError  = 2 // usage error, unreadable input, or invalid records in strict mode
+)
+
+// exitError carries an exit status with the error that caused it. It is the
+// only way a command chooses a status; Main resolves it once.
+type exitError struct {
+	code  int
+	err   error // nil when there is nothing more to print
+	usage bool  // print a usage hint
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError is a mistake on the command line: exit 2 with a hint.
+func usageError(format string, args ...any) error {
+	return &exitError{code: ExitError, err: fmt.Errorf(format, args...), usage: true}
+}
+
+// failure is an audit or I/O failure: exit 2.
+func failure(err error) error { return &exitError{code: ExitError, err: err} }
+
+// silentExit ends with code; whatever had to be said has been printed.
+func silentExit(code int) error { return &exitError{code: code} }
+
+// exitCode maps err to a status and prints it. A nil error is success.
+func exitCode(err error, stderr io.Writer, cmdPath string) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if !errors.As(err, &ee) {
+		// Anything cobra reports itself (unknown command, bad flag) is usage.
+		ee = &exitError{code: ExitError, err: err, usage: true}
+	}
+	if ee.err != nil {
+		fmt.Fprintf(stderr, "effectaudit: %v\n", ee.err)
+		if ee.usage {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmdPath)
+		}
+	}
+	return ee.code
+}

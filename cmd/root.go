@@ -1,0 +1,47 @@
+// Package cmd holds effectaudit's cobra commands. Commands stay thin: each has
+// an options struct, a NewCmdX(streams, runF) constructor that only parses
+// flags, and a run function that does the work with injected streams.
+package cmd
+
+import (
+	"github.com/spf13/cobra"
+)
+
+// Main runs the command line args against streams and returns the exit
+// status. It is all main does.
+func Main(streams *Streams, args ...string) int {
+	root := NewCmdRoot(streams)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	path := "effectaudit"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	return exitCode(err, streams.ErrOut, path)
+}
+
+// NewCmdRoot builds the command tree.
+func NewCmdRoot(streams *Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "effectaudit",
+		Short: "Audit effect ledgers: did each operation produce at most one effect?",
+		Long: `effectaudit audits effect ledgers. It streams NDJSON attempt and effect
+records, groups them by operationId and labels every operation healthy,
+duplicate, key-conflict, uncertain or absent, so retries that created a second
+ticket, charge or VM are found, and CI can be gated on them.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: ExitError, err: err, usage: true}
+	})
+	root.AddCommand(
+		NewCmdAudit(streams, nil),
+		NewCmdVersion(streams),
+	)
+	return root
+}

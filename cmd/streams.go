@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// Streams are a command's I/O: injected so tests can drive every command
+// with buffers and a forced terminal on or off.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	InTTY, OutTTY, ErrTTY bool
+	// Getenv reads the environment (NO_COLOR); tests pass their own.
+	Getenv func(string) string
+}
+
+// SystemStreams are the process's standard streams.
+func SystemStreams() *Streams {
+	return &Streams{
+		In:     os.Stdin,
+		Out:    os.Stdout,
+		ErrOut: os.Stderr,
+		InTTY:  isTerminal(os.Stdin),
+		OutTTY: isTerminal(os.Stdout),
+		ErrTTY: isTerminal(os.Stderr),
+		Getenv: os.Getenv,
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// TestStreams returns streams backed by buffers, no terminal and an empty
+// environment.
+func TestStreams(stdin string) (*Streams, *bytes.Buffer, *bytes.Buffer) {
+	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+	return &Streams{
+		In:     bytes.NewBufferString(stdin),
+		Out:    out,
+		ErrOut: errOut,
+		Getenv: func(string) string { return "" },
+	}, out, errOut
+}
+
+// colorOK says whether the report may use colour: only on a terminal, and
+// never when NO_COLOR is set (no-color.org) or the terminal is dumb.
+func (s *Streams) colorOK() bool {
+	return s.OutTTY && s.Getenv("NO_COLOR") == "" && s.Getenv("TERM") != "dumb"
+}

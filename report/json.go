@@ -1,0 +1,350 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/effectaudit/effectaudit/audit"
+)
+
+// The JSON printers encode by hand instead of calling encoding/json: a report
+// may hold millions of operations, and the document must stream out one
+// operation at a time, without reflection and without building the whole
+// document in memory. The output is byte for byte what encoding/json gives
+// for the same value with SetEscapeHTML(false) (and SetIndent("", "  ") for
+// the document), with one deliberate difference: a nil slice or map is [] or
+// {}, never null. TestJSONParity holds the encoder to that.
+//
+// To add a field to a report struct, add one e.key/e.<value> pair below, in
+// the struct's field order; TestJSONParity fails until you do.
+
+// jsonPrinter writes the whole report as one indented JSON document.
+type jsonPrinter struct{}
+
+func (jsonPrinter) Print(w io.Writer, rep *audit.Report) error {
+	e := newEncoder(w, true)
+	e.openObject()
+	e.key("schemaVersion")
+	e.int(rep.SchemaVersion)
+	e.key("summary")
+	e.summary(&rep.Summary)
+	e.key("operations")
+	e.openArray()
+	for i := range rep.Operations {
+		e.operation(&rep.Operations[i])
+		e.flush()
+	}
+	e.closeArray()
+	e.key("invalid")
+	e.openArray()
+	for i := range rep.Invalid {
+		e.invalid(&rep.Invalid[i])
+		e.flush()
+	}
+	e.closeArray()
+	e.closeObject()
+	e.buf = append(e.buf, '\n')
+	if err := e.finish(); err != nil {
+		return fmt.Errorf("write json report: %w", err)
+	}
+	return nil
+}
+
+// ndjsonPrinter writes one compact operation object per line and nothing
+// else: the summary and invalid lines are in the json format only.
+type ndjsonPrinter struct{}
+
+func (ndjsonPrinter) Print(w io.Writer, rep *audit.Report) error {
+	e := newEncoder(w, false)
+	for i := range rep.Operations {
+		e.operation(&rep.Operations[i])
+		e.buf = append(e.buf, '\n')
+		e.flush()
+	}
+	if err := e.finish(); err != nil {
+		return fmt.Errorf("write ndjson report: %w", err)
+	}
+	return nil
+}
+
+func (e *encoder) summary(s *audit.Summary) {
+	e.openObject()
+	e.key("lines")
+	e.int(s.Lines)
+	e.key("blankLines")
+	e.int(s.BlankLines)
+	e.key("records")
+	e.int(s.Records)
+	e.key("invalidLines")
+	e.int(s.InvalidLines)
+	e.key("attempts")
+	e.int(s.Attempts)
+	e.key("effectObservations")
+	e.int(s.EffectObservations)
+	e.key("operations")
+	e.int(s.Operations)
+	e.key("labels")
+	countMap(e, s.Labels)
+	e.closeObject()
+}
+
+// operation encodes every field of audit.Operation but First, which is not
+// part of the document (json:"-").
+func (e *encoder) operation(op *audit.Operation) {
+	e.openObject()
+	e.key("operationId")
+	e.string(op.OperationID)
+	e.key("label")
+	e.string(string(op.Label))
+	e.key("reason")
+	e.string(op.Reason)
+	e.key("nextAction")
+	e.string(op.NextAction)
+	e.key("attempts")
+	e.int(op.Attempts)
+	e.key("results")
+	countMap(e, op.Results)
+	e.key("effectObservations")
+	e.int(op.EffectObservations)
+	e.key("distinctEffects")
+	e.int(op.DistinctEffects)
+	e.key("effectRefs")
+	e.strings(op.EffectRefs)
+	e.key("idempotencyKeys")
+	e.strings(op.IdempotencyKeys)
+	e.key("payloadHashes")
+	e.strings(op.PayloadHashes)
+	e.key("firstObservedAt")
+	e.stringPtr(op.FirstObservedAt)
+	e.key("lastObservedAt")
+	e.stringPtr(op.LastObservedAt)
+	e.closeObject()
+}
+
+// invalid encodes every field of audit.Invalid but Pos (json:"-").
+func (e *encoder) invalid(inv *audit.Invalid) {
+	e.openObject()
+	e.key("input")
+	e.string(inv.Input)
+	e.key("line")
+	e.int(inv.Line)
+	e.key("error")
+	e.string(inv.Error)
+	e.closeObject()
+}
+
+// encoder appends JSON values to buf and hands buf to a bufio.Writer at each
+// flush, so one buffer is reused for the whole report. It lays values out
+// like encoding/json: compact, or indented with two spaces.
+type encoder struct {
+	w      *bufio.Writer
+	err    error // the first write error; later writes are skipped
+	buf    []byte
+	indent bool
+
+	// open has one entry per open array or object: how many values it holds
+	// so far. The first value gets no comma, and an empty one closes as
+	// [] or {} on the same line, as encoding/json prints them.
+	open     []int
+	afterKey bool     // the next value is a member's value: no separator
+	keys     []string // scratch for sorting map keys
+}
+
+func newEncoder(w io.Writer, indent bool) *encoder {
+	return &encoder{
+		w:      bufio.NewWriterSize(w, bufferSize),
+		buf:    make([]byte, 0, 4<<10),
+		indent: indent,
+		open:   make([]int, 0, 8),
+	}
+}
+
+// flush moves the encoded bytes to the buffered writer.
+func (e *encoder) flush() {
+	if e.err == nil {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+// finish flushes everything and returns the first write error.
+func (e *encoder) finish() error {
+	e.flush()
+	if e.err == nil {
+		e.err = e.w.Flush()
+	}
+	return e.err
+}
+
+// next writes what separates the coming value from the previous one.
+func (e *encoder) next() {
+	if e.afterKey {
+		e.afterKey = false
+		return
+	}
+	n := len(e.open)
+	if n == 0 {
+		return
+	}
+	if e.open[n-1] > 0 {
+		e.buf = append(e.buf, ',')
+	}
+	e.open[n-1]++
+	e.newline(n)
+}
+
+func (e *encoder) newline(depth int) {
+	if !e.indent {
+		return
+	}
+	e.buf = append(e.buf, '\n')
+	for range depth {
+		e.buf = append(e.buf, ' ', ' ')
+	}
+}
+
+func (e *encoder) openObject()  { e.openContainer('{') }
+func (e *encoder) closeObject() { e.closeContainer('}') }
+func (e *encoder) openArray()   { e.openContainer('[') }
+func (e *encoder) closeArray()  { e.closeContainer(']') }
+
+func (e *encoder) openContainer(c byte) {
+	e.next()
+	e.buf = append(e.buf, c)
+	e.open = append(e.open, 0)
+}
+
+func (e *encoder) closeContainer(c byte) {
+	n := len(e.open) - 1
+	if e.open[n] > 0 {
+		e.newline(n)
+	}
+	e.open = e.open[:n]
+	e.buf = append(e.buf, c)
+}
+
+// key starts an object member named by a constant: field names are plain
+// ASCII and need no escaping.
+func (e *encoder) key(name string) {
+	e.next()
+	e.buf = append(e.buf, '"')
+	e.buf = append(e.buf, name...)
+	e.buf = append(e.buf, '"', ':')
+	e.endKey()
+}
+
+// stringKey starts an object member named by data, which is escaped.
+func (e *encoder) stringKey(name string) {
+	e.next()
+	e.buf = appendString(e.buf, name)
+	e.buf = append(e.buf, ':')
+	e.endKey()
+}
+
+func (e *encoder) endKey() {
+	if e.indent {
+		e.buf = append(e.buf, ' ')
+	}
+	e.afterKey = true
+}
+
+func (e *encoder) int(n int) {
+	e.next()
+	e.buf = strconv.AppendInt(e.buf, int64(n), 10)
+}
+
+func (e *encoder) string(s string) {
+	e.next()
+	e.buf = appendString(e.buf, s)
+}
+
+func (e *encoder) stringPtr(s *string) {
+	if s == nil {
+		e.next()
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	e.string(*s)
+}
+
+func (e *encoder) strings(list []string) {
+	e.openArray()
+	for _, s := range list {
+		e.string(s)
+	}
+	e.closeArray()
+}
+
+// countMap encodes a map of counts with its keys sorted, as encoding/json
+// sorts string keys.
+func countMap[K ~string](e *encoder, m map[K]int) {
+	e.keys = e.keys[:0]
+	for k := range m {
+		e.keys = append(e.keys, string(k))
+	}
+	slices.Sort(e.keys)
+	e.openObject()
+	for _, k := range e.keys {
+		e.stringKey(k)
+		e.int(m[K(k)])
+	}
+	e.closeObject()
+}
+
+const hex = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json does
+// without HTML escaping: ", \ and control characters escaped (\b \f \n \r \t
+// in short form, the others as \u00XX), U+2028 and U+2029 escaped, each byte
+// of invalid UTF-8 replaced by \ufffd, everything else verbatim.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			start = i + size
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i + size
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSanitize(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", ""},
+		{"plain", "op-ticket-42", "op-ticket-42"},
+		{"backslash and quotes pass", `a\x1b"b'`, `a\x1b"b'`},
+		{"non-ASCII passes", "opération-é-日本-🙂", "opération-é-日本-🙂"},
+		{"replacement char passes", "a\uFFFDb", "a\uFFFDb"},
+		{"U+2028 passes", "a\u2028b", "a\u2028b"},
+		{"ESC sequence", "op\x1b[2J\x1b[Hx", `op\x1b[2J\x1b[Hx`},
+		{"OSC title", "\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
+		{"CR rewrites the line", "op-1\rop-2", `op-1\rop-2`},
+		{"LF and TAB", "a\nb\tc", `a\nb\tc`},
+		{"NUL and DEL", "\x00\x7f", `\x00\x7f`},
+		{"C1 CSI", "a\u009b31mb", `a\u009b31mb`},
+		{"C1 bounds", "\u0080\u009f\u00a0", `\u0080\u009f` + "\u00a0"},
+		{"bidi override", "op-\u202Egnp.exe", `op-\u202egnp.exe`},
+		{"bidi marks and isolates", "\u200E\u200F\u202A\u202D\u2066\u2069", `\u200e\u200f\u202a\u202d\u2066\u2069`},
+		{"neighbours of bidi ranges pass", "\u200D\u2029\u202F\u2065\u206A", "\u200D\u2029\u202F\u2065\u206A"},
+		{"invalid byte", "op\xffx", `op\xffx`},
+		{"truncated rune", "op\xe6\x97", `op\xe6\x97`},
+		{"surrogate half", "\xed\xa0\x80", `\xed\xa0\x80`},
+		{"overlong", "\xc0\xaf", `\xc0\xaf`},
+		{"escape after plain prefix", "abc\x1b", `abc\x1b`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Sanitize(tc.in)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Sanitize(%q) (-want +got):\n%s", tc.in, diff)
+			}
+			if !safe(got) {
+				t.Errorf("Sanitize(%q) = %q still holds an unsafe character", tc.in, got)
+			}
+		})
+	}
+}
+
+// safe reports whether s is valid UTF-8 without controls or bidi characters.
+func safe(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || (0x7f <= r && r <= 0x9f) || r == 0x200e || r == 0x200f ||
+			(0x202a <= r && r <= 0x202e) || (0x2066 <= r && r <= 0x2069) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSanitizeNoAllocation(t *testing.T) {
+	for _, s := range []string{"op-ticket-42", "opération-日本-🙂", strings.Repeat("x", 1000)} {
+		if n := testing.AllocsPerRun(100, func() { _ = Sanitize(s) }); n != 0 {
+			t.Errorf("Sanitize(%q) allocates %v times; want 0", s, n)
+		}
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"op-1", "\x1b[31m", "\u202e", "\xff", "\u0085", "a\\x1b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Sanitize(s)
+		if !safe(got) {
+			t.Fatalf("Sanitize(%q) = %q is not safe", s, got)
+		}
+		if safe(s) && got != s {
+			t.Fatalf("Sanitize(%q) = %q changed a safe string", s, got)
+		}
+	})
+}
