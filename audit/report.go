@@ -234,7 +234,7 @@ func (op *operation) label(bindings map[pairKey]*binding) (Label, string) {
 		return Uncertain, fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
 			op.lastAbsent, op.lastAttempt)
 	}
-	return Absent, fmt.Sprintf("absent observed at %s, at or after all %s (last at %s)",
+	return Absent, fmt.Sprintf("absent observed at %s, at or after every attempt (%s, last at %s)",
 		op.lastAbsent, attempts, op.lastAttempt)
 }
 

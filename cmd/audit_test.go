@@ -1,0 +1,210 @@
+package cmd
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/effectaudit/effectaudit/fixtures"
+)
+
+// TestAuditFlags checks argv → options without running an audit.
+func TestAuditFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want AuditOptions
+	}{
+		{
+			name: "defaults",
+			args: []string{"ledger.ndjson"},
+			want: AuditOptions{Files: []string{"ledger.ndjson"}, Format: "table",
+				FailOn: []string{"duplicate", "key-conflict", "uncertain"}, MaxLineBytes: 16 << 20},
+		},
+		{
+			name: "every flag",
+			args: []string{"-f", "ndjson", "--fail-on", "duplicate, key-conflict,duplicate", "--skip-invalid",
+				"--rejects", "bad.ndjson", "--max-line-bytes", "64KiB", "--all", "a", "-", "b"},
+			want: AuditOptions{Files: []string{"a", "-", "b"}, Format: "ndjson", FailOn: []string{"duplicate", "key-conflict"},
+				SkipInvalid: true, Rejects: "bad.ndjson", MaxLineBytes: 64 << 10, All: true},
+		},
+		{
+			name: "fail-on none",
+			args: []string{"--example", "--fail-on", "none"},
+			want: AuditOptions{Example: true, Format: "table", MaxLineBytes: 16 << 20},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, _, _ := TestStreams("")
+			var got *AuditOptions
+			c := NewCmdAudit(streams, func(o *AuditOptions) error { got = o; return nil })
+			c.SetArgs(tt.args)
+			if err := c.Execute(); err != nil {
+				t.Fatalf("Execute: %v", err)
+			}
+			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreFields(AuditOptions{}, "Streams"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAuditFlagErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xml"}, `"xml" is not one of table, json, ndjson`},
+		{[]string{"--fail-on", "dupe"}, `"dupe" is not one of none, key-conflict, duplicate, healthy, absent, uncertain`},
+		{[]string{"--fail-on", ","}, "empty list"},
+		{[]string{"--max-line-bytes", "0"}, "is not a size"},
+		{[]string{"--max-line-bytes", "3GiB"}, "is not a size"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			streams, _, stderr := TestStreams("")
+			code := Main(streams, append([]string{"audit"}, tt.args...)...)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
+
+// TestCompressedInputs checks that gzip and zstd are recognised by content,
+// whatever the file is called, and give the plain file's report.
+func TestCompressedInputs(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(fixtures.FourOperations)
+	zw.Close()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zst := enc.EncodeAll(fixtures.FourOperations, nil)
+	files := map[string][]byte{"plain.ndjson": fixtures.FourOperations, "ledger.gz.txt": gz.Bytes(), "ledger.bin": zst}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (string, int) {
+		streams, stdout, stderr := TestStreams("")
+		code := Main(streams, args...)
+		if stderr.Len() > 0 {
+			t.Errorf("stderr: %s", stderr)
+		}
+		return stdout.String(), code
+	}
+	want, wantCode := run("audit", "-f", "ndjson", filepath.Join(dir, "plain.ndjson"))
+	for _, name := range []string{"ledger.gz.txt", "ledger.bin"} {
+		got, code := run("audit", "-f", "ndjson", filepath.Join(dir, name))
+		if diff := cmp.Diff(want, got); diff != "" || code != wantCode {
+			t.Errorf("%s: exit %d (want %d), report (-plain +compressed):\n%s", name, code, wantCode, diff)
+		}
+	}
+
+	// Compressed standard input too.
+	streams, stdout, _ := TestStreams(gz.String())
+	if code := Main(streams, "audit", "-f", "ndjson"); code != wantCode || stdout.String() != want {
+		t.Errorf("gzip on stdin: exit %d, report %q", code, stdout.String())
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write(p []byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestWriteFailureIsExit2 makes sure a report that cannot be written never
+// passes the gate, in every format.
+func TestWriteFailureIsExit2(t *testing.T) {
+	for _, format := range []string{"table", "json", "ndjson"} {
+		t.Run(format, func(t *testing.T) {
+			streams, _, stderr := TestStreams("")
+			streams.Out = failingWriter{}
+			code := Main(streams, "audit", "--example", "--fail-on", "none", "--format", format)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			if !strings.Contains(stderr.String(), "no space left on device") {
+				t.Errorf("stderr %q does not name the write error", stderr.String())
+			}
+		})
+	}
+}
+
+func TestRejectsUnwritable(t *testing.T) {
+	streams, _, stderr := TestStreams("")
+	code := Main(streams, "audit", "--example", "--rejects", filepath.Join(t.TempDir(), "missing", "rejects.ndjson"))
+	if code != ExitError || !strings.Contains(stderr.String(), "rejects") {
+		t.Errorf("exit %d, stderr %q; want exit 2 naming the rejects file", code, stderr.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	streams, stdout, _ := TestStreams("")
+	if code := Main(streams, "version"); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.HasPrefix(stdout.String(), "effectaudit ") || !strings.HasSuffix(stdout.String(), ")\n") {
+		t.Errorf("version output %q", stdout.String())
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		t.Run(shell, func(t *testing.T) {
+			streams, stdout, stderr := TestStreams("")
+			if code := Main(streams, "completion", shell); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout.String(), "effectaudit") {
+				t.Errorf("%s completion does not mention effectaudit", shell)
+			}
+		})
+	}
+}
+
+// TestColor checks that colour appears only on a terminal without NO_COLOR.
+func TestColor(t *testing.T) {
+	tests := []struct {
+		name    string
+		tty     bool
+		noColor string
+		want    bool
+	}{
+		{"pipe", false, "", false},
+		{"terminal", true, "", true},
+		{"terminal with NO_COLOR", true, "1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, stdout, _ := TestStreams("")
+			streams.OutTTY = tt.tty
+			streams.Getenv = func(k string) string {
+				if k == "NO_COLOR" {
+					return tt.noColor
+				}
+				return ""
+			}
+			Main(streams, "audit", "--example")
+			if got := strings.Contains(stdout.String(), "\x1b["); got != tt.want {
+				t.Errorf("colour = %v, want %v:\n%s", got, tt.want, stdout)
+			}
+		})
+	}
+}
