@@ -7,18 +7,35 @@
 package audit
 
 import (
-	"slices"
-	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
 )
 
-// Auditor accumulates records and produces a Report. Records may be added in
-// any grouping (several Auditors, one per shard of operations, can be merged
-// with Merge) as long as each operation's records reach one Auditor in input
-// order.
+// Policy says which attempt results must not be retried and how long a
+// provider remembers an idempotency key. The policy package implements it.
+type Policy interface {
+	IsFinal(result string) bool
+	Retention(scope string) time.Duration
+}
+
+// Auditor accumulates records and produces a Report. Several Auditors, each
+// fed the records of a disjoint set of operations, can be combined with
+// Merge; each operation's records must reach its Auditor in input order.
 type Auditor struct {
-	ops      map[string]*operation
-	order    []*operation // in order of first record
-	bindings map[pairKey]*binding
+	policy Policy
+	strs   arena
+
+	opIndex map[string]int32
+	ops     []*opChunk
+	nops    int
+
+	pairIndex map[string]int32 // scope + "\x00" + key
+	pairs     []*binding
+	pairKey   []byte // scratch for lookups
+
+	resultIndex map[string]uint16 // results are few: intern them
+	results     []resultInfo
 
 	lines, blankLines, records int
 	invalidLines               int
@@ -26,155 +43,333 @@ type Auditor struct {
 	keepInvalid                int // 0 keeps every invalid line
 }
 
-// New returns an empty Auditor.
-func New() *Auditor {
+const opChunkSize = 1 << 12
+
+// opChunk stores operations in fixed blocks so growing never copies them.
+type opChunk [opChunkSize]operation
+
+type resultInfo struct {
+	name  string
+	final bool
+}
+
+// New returns an empty Auditor. A nil policy means no result is final and
+// keys never expire.
+func New(policy Policy) *Auditor {
 	return &Auditor{
-		ops:      make(map[string]*operation),
-		bindings: make(map[pairKey]*binding),
+		policy:      policy,
+		opIndex:     make(map[string]int32),
+		pairIndex:   make(map[string]int32),
+		resultIndex: make(map[string]uint16),
 	}
 }
 
-// pairKey is a (scope, idempotencyKey) pair; scope "" is the default scope.
-type pairKey struct{ scope, key string }
-
-// binding is everything known about one key pair across the whole input.
+// binding is everything known about one (scope, idempotencyKey) pair
+// across this Auditor's input.
 type binding struct {
-	pairKey
-	hashes stringSet    // distinct payload hashes bound to the pair
-	ops    []*operation // distinct operations carrying the pair
+	joined     string // scope + "\x00" + key, the index key
+	scope, key string
+	hashes     stringSet // distinct payload hashes bound to the pair
+	ops        stringSet // distinct operations carrying the pair
 }
+
+// opPair is one key pair of an operation, with the span of the attempts
+// made under it (for retry-past-retention).
+type opPair struct {
+	bind     int32
+	attempts int32 // attempt records carrying the pair
+	first    Instant
+	last     Instant
+	timed    bool
+}
+
+// Instants an operation keeps; see operation.times.
+const (
+	tFirstSeen = iota
+	tLastSeen
+	tFirstAttempt
+	tLastAttempt
+	tLastAbsent
+	tFirstEffect
+	tFirstSuccess
+	tFirstFinal
+	nTimes
+)
 
 // operation is the per-operation state: counters and distinct values only.
 type operation struct {
 	id    string
 	first Position
+	label Label // set when the report is computed
 
-	attemptIDs   stringSet
-	anonAttempts int // attempt records without attemptId, each its own attempt
-	results      []resultCount
+	attemptIDs      fingerprintSet
+	anonAttempts    int32 // attempt records without attemptId, each its own attempt
+	attemptRecords  int32
+	untimedAttempts int32 // attempt records without observedAt
+	keylessAttempts int32 // attempt records without idempotencyKey
+	unhashedKeyed   int32 // attempt records with a key but no payloadHash
+	effectObs       int32 // effect records that are not "absent"
+	absentObs       int32
+	absentTimed     bool // some absent observation carries observedAt
 
-	effectObs int       // effect records that are not "absent"
-	effects   stringSet // distinct effectRefs among them
+	results     [2]resultCount
+	moreResults *[]resultCount
 
-	hashes stringSet
-	pairs  []*binding
+	effects stringSet // distinct effectRefs
+	hashes  stringSet // distinct payloadHashes
+	pair    opPair    // the first key pair; bind < 0 when none
+	more    *[]opPair
 
-	absentObs   int
-	absentTimed bool    // some absent observation carries observedAt
-	lastAbsent  Instant // latest such observation
+	unhashedAt Position // first attempt with a key but no hash
 
-	attemptRecords  int
-	untimedAttempts int     // attempt records without observedAt
-	lastAttempt     Instant // latest observedAt among attempt records
-
-	timed     bool // some record carries observedAt
-	firstSeen Instant
-	lastSeen  Instant
+	timeSet uint16 // bit i: times[i] is set
+	secs    [nTimes]int64
+	nsecs   [nTimes]int32
 }
 
 type resultCount struct {
-	result string
-	n      int
+	code uint16
+	n    int32
 }
+
+func (op *operation) has(t int) bool { return op.timeSet&(1<<t) != 0 }
+
+func (op *operation) at(t int) Instant { return Instant{op.secs[t], op.nsecs[t]} }
+
+// track folds instant i into times[t], keeping the earliest (min) or latest.
+func (op *operation) track(t int, i Instant, min bool) {
+	if op.has(t) {
+		cur := op.at(t)
+		if min && !i.Before(cur) || !min && !cur.Before(i) {
+			return
+		}
+	}
+	op.secs[t], op.nsecs[t] = i.Sec, i.Nsec
+	op.timeSet |= 1 << t
+}
+
+func (a *Auditor) op(id string, pos Position) *operation {
+	if i, ok := a.opIndex[id]; ok {
+		return &a.ops[i/opChunkSize][i%opChunkSize]
+	}
+	i := a.nops
+	if i%opChunkSize == 0 {
+		a.ops = append(a.ops, new(opChunk))
+	}
+	a.nops++
+	op := &a.ops[i/opChunkSize][i%opChunkSize]
+	op.id = a.strs.clone(id)
+	op.first = pos
+	op.pair.bind = -1
+	a.opIndex[op.id] = int32(i)
+	return op
+}
+
+func (a *Auditor) opAt(i int) *operation { return &a.ops[i/opChunkSize][i%opChunkSize] }
 
 // Add folds one valid record into the audit. The record's strings may alias
 // a reused buffer: Add copies whatever it keeps.
 func (a *Auditor) Add(r *Record) {
 	a.records++
-	op := a.ops[r.OperationID]
-	if op == nil {
-		op = &operation{id: strings.Clone(r.OperationID), first: r.Pos}
-		a.ops[op.id] = op
-		a.order = append(a.order, op)
-	}
+	op := a.op(r.OperationID, r.Pos)
 
 	if r.HasObservedAt {
-		if !op.timed || r.ObservedAt.Before(op.firstSeen) {
-			op.firstSeen = r.ObservedAt
-		}
-		if !op.timed || op.lastSeen.Before(r.ObservedAt) {
-			op.lastSeen = r.ObservedAt
-		}
-		op.timed = true
+		op.track(tFirstSeen, r.ObservedAt, true)
+		op.track(tLastSeen, r.ObservedAt, false)
 	}
+	hash := ""
 	if r.PayloadHash != "" {
-		addClone(&op.hashes, r.PayloadHash)
+		hash, _ = op.hashes.add(&a.strs, r.PayloadHash)
 	}
+	var pair *opPair
 	if r.IdempotencyKey != "" {
-		a.bind(op, r.Scope, r.IdempotencyKey, r.PayloadHash)
+		pair = a.bind(op, r.Scope, r.IdempotencyKey, hash)
 	}
 
 	switch r.Type {
 	case Attempt:
 		op.attemptRecords++
 		if r.HasObservedAt {
-			if op.attemptRecords-op.untimedAttempts == 1 || op.lastAttempt.Before(r.ObservedAt) {
-				op.lastAttempt = r.ObservedAt
-			}
+			op.track(tFirstAttempt, r.ObservedAt, true)
+			op.track(tLastAttempt, r.ObservedAt, false)
 		} else {
 			op.untimedAttempts++
+		}
+		if pair == nil {
+			op.keylessAttempts++
+		} else {
+			pair.attempts++
+			if r.HasObservedAt {
+				if !pair.timed || r.ObservedAt.Before(pair.first) {
+					pair.first = r.ObservedAt
+				}
+				if !pair.timed || pair.last.Before(r.ObservedAt) {
+					pair.last = r.ObservedAt
+				}
+				pair.timed = true
+			}
+			if hash == "" {
+				if op.unhashedKeyed == 0 {
+					op.unhashedAt = r.Pos
+				}
+				op.unhashedKeyed++
+			}
 		}
 		newAttempt := true
 		if r.AttemptID == "" {
 			op.anonAttempts++
 		} else {
-			_, newAttempt = addClone(&op.attemptIDs, r.AttemptID)
+			newAttempt = op.attemptIDs.add(xxhash.Sum64String(r.AttemptID))
 		}
-		if newAttempt && r.Result != "" {
-			op.countResult(r.Result)
+		if r.Result != "" {
+			code := a.result(r.Result)
+			if newAttempt {
+				op.countResult(code)
+			}
+			if r.HasObservedAt {
+				if a.results[code].name == "success" {
+					op.track(tFirstSuccess, r.ObservedAt, true)
+				}
+				if a.results[code].final {
+					op.track(tFirstFinal, r.ObservedAt, true)
+				}
+			}
 		}
 	case Effect:
 		if r.Result == "absent" {
 			op.absentObs++
 			if r.HasObservedAt {
-				if !op.absentTimed || op.lastAbsent.Before(r.ObservedAt) {
-					op.lastAbsent = r.ObservedAt
-				}
+				op.track(tLastAbsent, r.ObservedAt, false)
 				op.absentTimed = true
 			}
 			return
 		}
 		op.effectObs++
-		addClone(&op.effects, r.EffectRef)
+		if r.HasObservedAt {
+			op.track(tFirstEffect, r.ObservedAt, true)
+		}
+		op.effects.add(&a.strs, r.EffectRef)
 	}
 }
 
 // bind records that op carries the pair (scope, key) with payload hash h
-// ("" binds nothing but still ties the pair to op).
-func (a *Auditor) bind(op *operation, scope, key, h string) {
-	b := a.bindings[pairKey{scope, key}]
-	if b == nil {
-		b = &binding{pairKey: pairKey{strings.Clone(scope), strings.Clone(key)}}
-		a.bindings[b.pairKey] = b
+// ("" binds nothing but still ties the pair to op), and returns op's entry
+// for the pair.
+func (a *Auditor) bind(op *operation, scope, key, h string) *opPair {
+	a.pairKey = append(append(append(a.pairKey[:0], scope...), 0), key...)
+	bi, ok := a.pairIndex[string(a.pairKey)]
+	if !ok {
+		joined := a.strs.clone(string(a.pairKey))
+		b := &binding{joined: joined, scope: joined[:len(scope)], key: joined[len(scope)+1:]}
+		bi = int32(len(a.pairs))
+		a.pairs = append(a.pairs, b)
+		a.pairIndex[joined] = bi
 	}
-	if !slices.Contains(op.pairs, b) {
-		op.pairs = append(op.pairs, b)
-		b.ops = append(b.ops, op)
-	}
+	b := a.pairs[bi]
 	if h != "" {
-		addClone(&b.hashes, h)
+		b.hashes.add(&a.strs, h)
+	}
+	p := op.findPair(bi)
+	if p == nil {
+		b.ops.add(&a.strs, op.id)
+		switch {
+		case op.pair.bind < 0:
+			op.pair.bind = bi
+			p = &op.pair
+		default:
+			if op.more == nil {
+				op.more = &[]opPair{}
+			}
+			*op.more = append(*op.more, opPair{bind: bi})
+			p = &(*op.more)[len(*op.more)-1]
+		}
+	}
+	return p
+}
+
+func (op *operation) findPair(bi int32) *opPair {
+	if op.pair.bind == bi {
+		return &op.pair
+	}
+	if op.more != nil {
+		for i := range *op.more {
+			if (*op.more)[i].bind == bi {
+				return &(*op.more)[i]
+			}
+		}
+	}
+	return nil
+}
+
+// eachPair calls fn for every key pair of op.
+func (op *operation) eachPair(fn func(p *opPair)) {
+	if op.pair.bind < 0 {
+		return
+	}
+	fn(&op.pair)
+	if op.more != nil {
+		for i := range *op.more {
+			fn(&(*op.more)[i])
+		}
 	}
 }
 
-func (op *operation) countResult(result string) {
+func (a *Auditor) result(name string) uint16 {
+	if c, ok := a.resultIndex[name]; ok {
+		return c
+	}
+	c := uint16(len(a.results))
+	if int(c) != len(a.results) {
+		// More than 65535 distinct results: fold the rest into the last
+		// code rather than miscount. No real transport has that many.
+		return c - 1
+	}
+	stored := a.strs.clone(name)
+	a.results = append(a.results, resultInfo{name: stored, final: a.policy != nil && a.policy.IsFinal(stored)})
+	a.resultIndex[stored] = c
+	return c
+}
+
+func (op *operation) countResult(code uint16) {
 	for i := range op.results {
-		if op.results[i].result == result {
-			op.results[i].n++
+		rc := &op.results[i]
+		if rc.n > 0 && rc.code == code {
+			rc.n++
+			return
+		}
+		if rc.n == 0 {
+			*rc = resultCount{code: code, n: 1}
 			return
 		}
 	}
-	op.results = append(op.results, resultCount{strings.Clone(result), 1})
-}
-
-func (op *operation) attempts() int { return op.attemptIDs.len() + op.anonAttempts }
-
-// addClone adds v to s, copying it only when it is new.
-func addClone(s *stringSet, v string) (int, bool) {
-	if i := s.find(v); i >= 0 {
-		return i, false
+	if op.moreResults == nil {
+		op.moreResults = &[]resultCount{}
 	}
-	return s.add(strings.Clone(v))
+	for i := range *op.moreResults {
+		if (*op.moreResults)[i].code == code {
+			(*op.moreResults)[i].n++
+			return
+		}
+	}
+	*op.moreResults = append(*op.moreResults, resultCount{code: code, n: 1})
 }
+
+// eachResult calls fn for every (result, count) of op, in first-seen order.
+func (op *operation) eachResult(fn func(code uint16, n int)) {
+	for _, rc := range op.results {
+		if rc.n == 0 {
+			return
+		}
+		fn(rc.code, int(rc.n))
+	}
+	if op.moreResults != nil {
+		for _, rc := range *op.moreResults {
+			fn(rc.code, int(rc.n))
+		}
+	}
+}
+
+func (op *operation) attempts() int { return int(op.attemptIDs.n) + int(op.anonAttempts) }
 
 // AddInvalid accounts for an invalid line and keeps it for the report,
 // unless KeepInvalid's limit is reached.
@@ -195,6 +390,9 @@ func (a *Auditor) AddLines(lines, blank int) {
 	a.lines += lines
 	a.blankLines += blank
 }
+
+// Operations returns how many operations the Auditor has seen.
+func (a *Auditor) Operations() int { return a.nops }
 
 // Report computes the labels and the summary.
 func (a *Auditor) Report() *Report { return Merge(a) }

@@ -36,15 +36,16 @@ func readAll(t *testing.T, input []byte) (recs []Record, raws [][]byte, lines, b
 			invalid++
 			continue
 		}
-		recs = append(recs, rec)
+		recs = append(recs, rec.Clone())
 		raws = append(raws, bytes.Clone(line.Raw))
 	}
 	return recs, raws, r.Lines(), r.BlankLines(), invalid
 }
 
 func labelsOf(rep *Report) map[string]Label {
-	m := make(map[string]Label, len(rep.Operations))
-	for _, o := range rep.Operations {
+	ops := rep.OperationList()
+	m := make(map[string]Label, len(ops))
+	for _, o := range ops {
 		m[o.OperationID] = o.Label
 	}
 	return m
@@ -71,7 +72,7 @@ func FuzzAudit(f *testing.F) {
 		if lines != blank+len(recs)+invalid {
 			t.Fatalf("lines %d != blank %d + records %d + invalid %d", lines, blank, len(recs), invalid)
 		}
-		a := New()
+		a := New(nil)
 		for i := range recs {
 			a.Add(&recs[i])
 		}
@@ -85,7 +86,7 @@ func FuzzAudit(f *testing.F) {
 		for _, n := range s.Labels {
 			total += n
 		}
-		if total != s.Operations || s.Operations != len(want.Operations) {
+		if total != s.Operations || s.Operations != len(want.OperationList()) {
 			t.Fatalf("label counts %v do not add up to %d operations", s.Labels, s.Operations)
 		}
 
@@ -93,7 +94,7 @@ func FuzzAudit(f *testing.F) {
 		shuffled := append([]Record(nil), recs...)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		split := rng.IntN(len(shuffled) + 1)
-		b := New()
+		b := New(nil)
 		for i := range shuffled {
 			if i >= split {
 				shuffled[i].Pos.Input = 1 // the rest comes from a second input

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/effectaudit/effectaudit/ndjson"
 )
@@ -74,7 +76,13 @@ func (e *FieldError) Error() string {
 }
 
 // Decoder turns the members of a parsed line into a Record. Its zero value is
-// ready to use; it keeps a scratch buffer between calls.
+// ready to use.
+//
+// To decode without allocating, the strings of a decoded Record alias the
+// line's bytes and the Decoder's scratch buffer: they are valid until the
+// line's buffer is reused or the Decoder is Reset. The scratch buffer only
+// grows (with escaped strings) until Reset. Auditor.Add copies what it keeps;
+// anyone else keeping a Record must Clone it.
 type Decoder struct {
 	scratch []byte
 }
@@ -165,6 +173,10 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 	return r, nil
 }
 
+// Reset lets the Decoder reuse its scratch buffer: strings of records
+// decoded before become invalid.
+func (d *Decoder) Reset() { d.scratch = d.scratch[:0] }
+
 // str decodes a string member; null is "".
 func (d *Decoder) str(m *ndjson.Member) (string, error) {
 	switch m.Kind {
@@ -174,16 +186,25 @@ func (d *Decoder) str(m *ndjson.Member) (string, error) {
 	default:
 		return "", &FieldError{string(m.Name), "want a string, got " + describe(m)}
 	}
-	raw := m.Value[1 : len(m.Value)-1]
 	if !m.Escaped {
-		return string(raw), nil
+		return unsafe.String(&m.Value[1], len(m.Value)-2), nil
 	}
+	start := len(d.scratch)
 	var err error
-	d.scratch, err = ndjson.AppendUnquote(d.scratch[:0], m.Value)
+	d.scratch, err = ndjson.AppendUnquote(d.scratch, m.Value)
 	if err != nil {
 		return "", &FieldError{string(m.Name), err.Error()}
 	}
-	return string(d.scratch), nil
+	// An earlier field's string keeps the old array alive if append moved it.
+	return unsafe.String(unsafe.SliceData(d.scratch[start:]), len(d.scratch)-start), nil
+}
+
+// Clone returns a copy of r whose strings own their bytes.
+func (r Record) Clone() Record {
+	for _, s := range []*string{&r.OperationID, &r.AttemptID, &r.IdempotencyKey, &r.Scope, &r.PayloadHash, &r.Result, &r.EffectRef} {
+		*s = strings.Clone(*s)
+	}
+	return r
 }
 
 func describe(m *ndjson.Member) string {

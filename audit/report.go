@@ -39,11 +39,24 @@ func (l Label) NextAction() string {
 const SchemaVersion = 1
 
 // Report is the result of an audit, in the shape of SPEC's json report.
+// Operations are not held in memory all at once: Operations renders them one
+// by one, so a report on millions of operations streams out.
 type Report struct {
-	SchemaVersion int         `json:"schemaVersion"`
-	Summary       Summary     `json:"summary"`
-	Operations    []Operation `json:"operations"`
-	Invalid       []Invalid   `json:"invalid"`
+	SchemaVersion int       `json:"schemaVersion"`
+	Summary       Summary   `json:"summary"`
+	Invalid       []Invalid `json:"invalid"`
+
+	view *view
+	list []Operation // instead of view, for a report built by NewReport
+}
+
+// NewReport builds a report from operations already rendered: for tests of
+// printers, and for tools that transform reports.
+func NewReport(s Summary, ops []Operation, invalid []Invalid) *Report {
+	if invalid == nil {
+		invalid = []Invalid{}
+	}
+	return &Report{SchemaVersion: SchemaVersion, Summary: s, Invalid: invalid, list: ops}
 }
 
 // Summary accounts for every input line: Lines = BlankLines + Records + InvalidLines.
@@ -87,184 +100,306 @@ type Invalid struct {
 	Pos   Position `json:"-"`
 }
 
+// Operations calls fn for every operation in report order: the order of
+// each operation's first record. It stops at the first error fn returns.
+func (r *Report) Operations(fn func(*Operation) error) error {
+	if r.view == nil {
+		for i := range r.list {
+			o := r.list[i]
+			if err := fn(&o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, ref := range r.view.order {
+		o := r.view.render(ref)
+		if err := fn(&o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OperationList returns every operation; for tests and small reports.
+func (r *Report) OperationList() []Operation {
+	out := []Operation{}
+	r.Operations(func(o *Operation) error {
+		out = append(out, *o)
+		return nil
+	})
+	return out
+}
+
+// view is the merged state of one or more Auditors, read-only once built.
+type view struct {
+	parts    []*Auditor
+	order    []opRef
+	bindings map[string]*binding // by scope + "\x00" + key, across all parts
+}
+
+type opRef struct {
+	part  uint16
+	index int32
+}
+
+func (v *view) op(ref opRef) (*Auditor, *operation) {
+	a := v.parts[ref.part]
+	return a, a.opAt(int(ref.index))
+}
+
 // Merge computes the report of several Auditors that saw disjoint sets of
 // operations of one input (shards). Operations are listed in order of their
 // first record, whatever the sharding, so the report is deterministic.
 func Merge(parts ...*Auditor) *Report {
+	v := &view{parts: parts, bindings: mergeBindings(parts)}
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
 		Summary:       Summary{Labels: make(map[Label]int, len(Labels))},
-		Operations:    []Operation{},
 		Invalid:       []Invalid{},
+		view:          v,
 	}
 	for _, l := range Labels {
 		rep.Summary.Labels[l] = 0
 	}
-	bindings := mergeBindings(parts)
-	var ops []*operation
 	for _, p := range parts {
 		rep.Summary.Lines += p.lines
 		rep.Summary.BlankLines += p.blankLines
 		rep.Summary.Records += p.records
 		rep.Summary.InvalidLines += p.invalidLines
 		rep.Invalid = append(rep.Invalid, p.invalid...)
-		ops = append(ops, p.order...)
 	}
+	v.order = mergeOrder(parts)
 	if len(parts) > 1 {
-		slices.SortFunc(ops, func(a, b *operation) int { return comparePos(a.first, b.first) })
-		slices.SortFunc(rep.Invalid, func(a, b Invalid) int { return comparePos(a.Pos, b.Pos) })
+		sortInvalid(rep.Invalid)
 	}
-	rep.Summary.Operations = len(ops)
-	rep.Operations = make([]Operation, 0, len(ops))
-	for _, op := range ops {
-		o := op.report(bindings)
-		rep.Summary.Labels[o.Label]++
-		rep.Summary.Attempts += o.Attempts
-		rep.Summary.EffectObservations += o.EffectObservations
-		rep.Operations = append(rep.Operations, o)
+	rep.Summary.Operations = len(v.order)
+	for _, ref := range v.order {
+		a, op := v.op(ref)
+		op.label = v.label(a, op)
+		rep.Summary.Labels[op.label]++
+		rep.Summary.Attempts += op.attempts()
+		rep.Summary.EffectObservations += int(op.effectObs)
 	}
 	return rep
 }
 
-func comparePos(a, b Position) int {
-	switch {
-	case a.Before(b):
-		return -1
-	case b.Before(a):
-		return 1
+// mergeOrder interleaves the parts' operations by first position. Each
+// part's operations are already in that order, so this is a k-way merge.
+func mergeOrder(parts []*Auditor) []opRef {
+	total := 0
+	for _, p := range parts {
+		total += p.nops
 	}
-	return 0
+	order := make([]opRef, 0, total)
+	next := make([]int, len(parts))
+	for len(order) < total {
+		best := -1
+		var bestPos Position
+		for pi, p := range parts {
+			if next[pi] >= p.nops {
+				continue
+			}
+			pos := p.opAt(next[pi]).first
+			if best < 0 || pos.Before(bestPos) {
+				best, bestPos = pi, pos
+			}
+		}
+		order = append(order, opRef{part: uint16(best), index: int32(next[best])})
+		next[best]++
+	}
+	return order
+}
+
+func sortInvalid(inv []Invalid) {
+	// Insertion order within a part is input order; parts interleave.
+	for i := 1; i < len(inv); i++ {
+		for j := i; j > 0 && inv[j].Pos.Before(inv[j-1].Pos); j-- {
+			inv[j], inv[j-1] = inv[j-1], inv[j]
+		}
+	}
 }
 
 // mergeBindings returns the whole input's key bindings. With one part they
 // are that part's own; shards are united by pair.
-func mergeBindings(parts []*Auditor) map[pairKey]*binding {
+func mergeBindings(parts []*Auditor) map[string]*binding {
+	all := make(map[string]*binding)
 	if len(parts) == 1 {
-		return parts[0].bindings
-	}
-	all := make(map[pairKey]*binding)
-	for _, p := range parts {
-		for k, b := range p.bindings {
-			m := all[k]
-			if m == nil {
-				m = &binding{pairKey: k}
-				all[k] = m
-			}
-			for _, h := range b.hashes.items {
-				m.hashes.add(h)
-			}
-			m.ops = append(m.ops, b.ops...)
+		for _, b := range parts[0].pairs {
+			all[b.joined] = b
 		}
+		return all
 	}
-	for _, m := range all {
-		slices.SortFunc(m.ops, func(a, b *operation) int { return comparePos(a.first, b.first) })
+	var ar arena
+	for _, p := range parts {
+		for _, b := range p.pairs {
+			m := all[b.joined]
+			if m == nil {
+				m = &binding{joined: b.joined, scope: b.scope, key: b.key}
+				all[b.joined] = m
+			}
+			for _, h := range b.hashes.list() {
+				m.hashes.add(&ar, h)
+			}
+			for _, id := range b.ops.list() {
+				m.ops.add(&ar, id)
+			}
+		}
 	}
 	return all
 }
 
-// report applies the labelling rules to one operation.
-func (op *operation) report(bindings map[pairKey]*binding) Operation {
+// binding returns the merged binding of one of a's pairs.
+func (v *view) binding(a *Auditor, p *opPair) *binding {
+	return v.bindings[a.pairs[p.bind].joined]
+}
+
+// render builds the report on one operation.
+func (v *view) render(ref opRef) Operation {
+	a, op := v.op(ref)
 	o := Operation{
 		OperationID:        op.id,
+		Label:              op.label,
+		NextAction:         op.label.NextAction(),
 		Attempts:           op.attempts(),
-		Results:            make(map[string]int, len(op.results)),
-		EffectObservations: op.effectObs,
+		Results:            map[string]int{},
+		EffectObservations: int(op.effectObs),
 		DistinctEffects:    op.effects.len(),
 		EffectRefs:         op.effects.list(),
-		IdempotencyKeys:    make([]string, 0, len(op.pairs)),
+		IdempotencyKeys:    []string{},
 		PayloadHashes:      op.hashes.list(),
 		First:              op.first,
 	}
-	for _, rc := range op.results {
-		o.Results[rc.result] = rc.n
-	}
-	for _, b := range op.pairs {
-		if !slices.Contains(o.IdempotencyKeys, b.key) {
-			o.IdempotencyKeys = append(o.IdempotencyKeys, b.key)
+	op.eachResult(func(code uint16, n int) { o.Results[a.results[code].name] = n })
+	op.eachPair(func(p *opPair) {
+		key := a.pairs[p.bind].key
+		for _, k := range o.IdempotencyKeys {
+			if k == key {
+				return
+			}
 		}
-	}
-	if op.timed {
-		first, last := op.firstSeen.String(), op.lastSeen.String()
+		o.IdempotencyKeys = append(o.IdempotencyKeys, key)
+	})
+	if op.has(tFirstSeen) {
+		first, last := op.at(tFirstSeen).String(), op.at(tLastSeen).String()
 		o.FirstObservedAt, o.LastObservedAt = &first, &last
 	}
-	o.Label, o.Reason = op.label(bindings)
-	o.NextAction = o.Label.NextAction()
+	o.Reason = v.reason(a, op)
 	return o
 }
 
-// label returns the first rule of SPEC's Labels that matches, and the
-// evidence for it in words.
-func (op *operation) label(bindings map[pairKey]*binding) (Label, string) {
-	if op.hashes.len() >= 2 {
-		return KeyConflict, fmt.Sprintf("%d payload hashes under one operation: %s",
-			op.hashes.len(), list(op.hashes.items))
-	}
-	for _, p := range op.pairs {
-		b := bindings[p.pairKey]
-		if b.hashes.len() >= 2 {
-			return KeyConflict, fmt.Sprintf("key %s is bound to %d payload hashes (%s) by %s",
-				describePair(b.pairKey), b.hashes.len(), list(b.hashes.items), describeOps(b.ops))
+// conflict returns the first of op's key pairs bound to two or more hashes.
+func (v *view) conflict(op *operation, a *Auditor) *binding {
+	var found *binding
+	op.eachPair(func(p *opPair) {
+		if b := v.binding(a, p); found == nil && b.hashes.len() >= 2 {
+			found = b
 		}
+	})
+	return found
+}
+
+// label returns the first rule of SPEC's Labels that matches.
+func (v *view) label(a *Auditor, op *operation) Label {
+	switch {
+	case op.hashes.len() >= 2 || v.conflict(op, a) != nil:
+		return KeyConflict
+	case op.effects.len() >= 2:
+		return Duplicate
+	case op.effects.len() == 1:
+		return Healthy
+	case op.absent():
+		return Absent
 	}
-	switch n := op.effects.len(); {
-	case n >= 2:
-		return Duplicate, fmt.Sprintf("%s resolve to %d effectRefs: %s",
-			plural(op.effectObs, "effect observation"), n, list(op.effects.items))
-	case n == 1:
+	return Uncertain
+}
+
+// absent is SPEC's rule 4, given that op has no effect.
+func (op *operation) absent() bool {
+	switch {
+	case op.absentObs == 0:
+		return false
+	case op.attemptRecords == 0:
+		return true
+	case !op.absentTimed || op.untimedAttempts > 0:
+		return false
+	}
+	return !op.at(tLastAbsent).Before(op.at(tLastAttempt))
+}
+
+// reason puts the evidence for op's label in words.
+func (v *view) reason(a *Auditor, op *operation) string {
+	switch op.label {
+	case KeyConflict:
+		if op.hashes.len() >= 2 {
+			return fmt.Sprintf("%d payload hashes under one operation: %s",
+				op.hashes.len(), list(op.hashes.list()))
+		}
+		// Sorted: a binding's values arrive in an order that depends on
+		// how operations were sharded.
+		b := v.conflict(op, a)
+		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) by %s",
+			describePair(b), b.hashes.len(), list(sorted(b.hashes.list())), describeOps(sorted(b.ops.list())))
+	case Duplicate:
+		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
+			plural(int(op.effectObs), "effect observation"), op.effects.len(), list(op.effects.list()))
+	case Healthy:
 		verb := "resolves"
 		if op.effectObs > 1 {
 			verb = "resolve"
 		}
-		return Healthy, fmt.Sprintf("%s %s to 1 effectRef: %s",
-			plural(op.effectObs, "effect observation"), verb, op.effects.items[0])
+		return fmt.Sprintf("%s %s to 1 effectRef: %s",
+			plural(int(op.effectObs), "effect observation"), verb, op.effects.first)
+	case Absent:
+		if op.attemptRecords == 0 {
+			return fmt.Sprintf("%s with no attempt records", plural(int(op.absentObs), "absent observation"))
+		}
+		return fmt.Sprintf("absent observed at %s, at or after every attempt (%s, last at %s)",
+			op.at(tLastAbsent), plural(op.attempts(), "attempt"), op.at(tLastAttempt))
 	}
 	attempts := plural(op.attempts(), "attempt")
 	switch {
 	case op.absentObs == 0:
-		return Uncertain, fmt.Sprintf("%s%s, no effect observation and no proof of absence",
-			attempts, op.resultSummary())
-	case op.attemptRecords == 0:
-		return Absent, fmt.Sprintf("%s with no attempt records", plural(op.absentObs, "absent observation"))
+		return fmt.Sprintf("%s%s, no effect observation and no proof of absence", attempts, resultSummary(a, op))
 	case !op.absentTimed:
-		return Uncertain, fmt.Sprintf("%s, but no absent observation carries observedAt", attempts)
+		return fmt.Sprintf("%s, but no absent observation carries observedAt", attempts)
 	case op.untimedAttempts > 0:
-		return Uncertain, fmt.Sprintf("%s lack observedAt, so the absence observed at %s is not reliable",
-			plural(op.untimedAttempts, "attempt record"), op.lastAbsent)
-	case op.lastAbsent.Before(op.lastAttempt):
-		return Uncertain, fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
-			op.lastAbsent, op.lastAttempt)
+		return fmt.Sprintf("%s lack observedAt, so the absence observed at %s is not reliable",
+			plural(int(op.untimedAttempts), "attempt record"), op.at(tLastAbsent))
 	}
-	return Absent, fmt.Sprintf("absent observed at %s, at or after every attempt (%s, last at %s)",
-		op.lastAbsent, attempts, op.lastAttempt)
+	return fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
+		op.at(tLastAbsent), op.at(tLastAttempt))
 }
 
 // resultSummary renders the attempt results, e.g. " (timeout ×2)".
-func (op *operation) resultSummary() string {
-	if len(op.results) == 0 {
-		return ""
-	}
-	parts := make([]string, len(op.results))
-	for i, rc := range op.results {
-		parts[i] = rc.result
-		if rc.n > 1 {
-			parts[i] += fmt.Sprintf(" ×%d", rc.n)
+func resultSummary(a *Auditor, op *operation) string {
+	var parts []string
+	op.eachResult(func(code uint16, n int) {
+		s := a.results[code].name
+		if n > 1 {
+			s += fmt.Sprintf(" ×%d", n)
 		}
+		parts = append(parts, s)
+	})
+	if len(parts) == 0 {
+		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-func describePair(p pairKey) string {
-	if p.scope == "" {
-		return p.key
-	}
-	return p.key + " (scope " + p.scope + ")"
+func sorted(values []string) []string {
+	slices.Sort(values)
+	return values
 }
 
-func describeOps(ops []*operation) string {
-	ids := make([]string, len(ops))
-	for i, op := range ops {
-		ids[i] = op.id
+func describePair(b *binding) string {
+	if b.scope == "" {
+		return b.key
 	}
+	return b.key + " (scope " + b.scope + ")"
+}
+
+func describeOps(ids []string) string {
 	if len(ids) == 1 {
 		return "operation " + ids[0]
 	}

@@ -42,7 +42,7 @@ func build(t *testing.T, recs []rec) []Record {
 }
 
 func run(recs []Record) *Report {
-	a := New()
+	a := New(nil)
 	for i := range recs {
 		a.Add(&recs[i])
 	}
@@ -60,8 +60,9 @@ type verdict struct {
 }
 
 func verdicts(rep *Report) []verdict {
-	out := make([]verdict, len(rep.Operations))
-	for i, o := range rep.Operations {
+	ops := rep.OperationList()
+	out := make([]verdict, len(ops))
+	for i, o := range ops {
 		out[i] = verdict{o.OperationID, o.Label, o.Attempts, o.EffectObservations, o.DistinctEffects}
 	}
 	return out
@@ -357,7 +358,7 @@ func TestReasons(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := run(build(t, tt.recs))
-			if diff := cmp.Diff(tt.want, rep.Operations[0].Reason); diff != "" {
+			if diff := cmp.Diff(tt.want, rep.OperationList()[0].Reason); diff != "" {
 				t.Errorf("reason (-want +got):\n%s", diff)
 			}
 		})
@@ -373,31 +374,36 @@ func TestReportShape(t *testing.T) {
 	})
 	got := run(recs)
 	first, last := "2026-01-01T09:00:00Z", "2026-01-01T09:01:00Z"
-	want := &Report{
-		SchemaVersion: 1,
-		Summary: Summary{
-			Lines: 4, Records: 4, Attempts: 3, EffectObservations: 1, Operations: 2,
-			Labels: map[Label]int{KeyConflict: 0, Duplicate: 0, Healthy: 1, Absent: 0, Uncertain: 1},
-		},
-		Operations: []Operation{
-			{
-				OperationID: "op-1", Label: Healthy, Reason: "1 effect observation resolves to 1 effectRef: r1",
-				NextAction: Healthy.NextAction(), Attempts: 2, Results: map[string]int{"timeout": 1, "success": 1},
-				EffectObservations: 1, DistinctEffects: 1, EffectRefs: []string{"r1"},
-				IdempotencyKeys: []string{"k"}, PayloadHashes: []string{"h"},
-				FirstObservedAt: &first, LastObservedAt: &last, First: Position{Line: 1},
-			},
-			{
-				OperationID: "op-2", Label: Uncertain, Reason: "1 attempt, no effect observation and no proof of absence",
-				NextAction: Uncertain.NextAction(), Attempts: 1, Results: map[string]int{},
-				EffectRefs: []string{}, IdempotencyKeys: []string{}, PayloadHashes: []string{},
-				First: Position{Line: 4},
-			},
-		},
-		Invalid: []Invalid{},
+	wantSummary := Summary{
+		Lines: 4, Records: 4, Attempts: 3, EffectObservations: 1, Operations: 2,
+		Labels: map[Label]int{KeyConflict: 0, Duplicate: 0, Healthy: 1, Absent: 0, Uncertain: 1},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("report (-want +got):\n%s", diff)
+	wantOps := []Operation{
+		{
+			OperationID: "op-1", Label: Healthy, Reason: "1 effect observation resolves to 1 effectRef: r1",
+			NextAction: Healthy.NextAction(), Attempts: 2, Results: map[string]int{"timeout": 1, "success": 1},
+			EffectObservations: 1, DistinctEffects: 1, EffectRefs: []string{"r1"},
+			IdempotencyKeys: []string{"k"}, PayloadHashes: []string{"h"},
+			FirstObservedAt: &first, LastObservedAt: &last, First: Position{Line: 1},
+		},
+		{
+			OperationID: "op-2", Label: Uncertain, Reason: "1 attempt, no effect observation and no proof of absence",
+			NextAction: Uncertain.NextAction(), Attempts: 1, Results: map[string]int{},
+			EffectRefs: []string{}, IdempotencyKeys: []string{}, PayloadHashes: []string{},
+			First: Position{Line: 4},
+		},
+	}
+	if got.SchemaVersion != 1 {
+		t.Errorf("schemaVersion = %d", got.SchemaVersion)
+	}
+	if diff := cmp.Diff(wantSummary, got.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantOps, got.OperationList()); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Invalid{}, got.Invalid); diff != "" {
+		t.Errorf("invalid (-want +got):\n%s", diff)
 	}
 }
 
@@ -412,7 +418,7 @@ func TestMergeMatchesSingle(t *testing.T) {
 		{typ: E, op: "op-1", ref: "r"},
 	})
 	want := run(recs)
-	shards := []*Auditor{New(), New()}
+	shards := []*Auditor{New(nil), New(nil)}
 	for i := range recs {
 		shard := shards[0]
 		if id := recs[i].OperationID; id == "op-2" || id == "op-3" {
@@ -422,7 +428,11 @@ func TestMergeMatchesSingle(t *testing.T) {
 	}
 	shards[0].AddLines(3, 0)
 	shards[1].AddLines(2, 0)
-	if diff := cmp.Diff(want, Merge(shards...)); diff != "" {
-		t.Errorf("merged report (-single +merged):\n%s", diff)
+	got := Merge(shards...)
+	if diff := cmp.Diff(want.Summary, got.Summary); diff != "" {
+		t.Errorf("merged summary (-single +merged):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.OperationList(), got.OperationList()); diff != "" {
+		t.Errorf("merged operations (-single +merged):\n%s", diff)
 	}
 }

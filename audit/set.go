@@ -1,54 +1,122 @@
 package audit
 
-// smallSetLimit is how many values a set holds before it builds an index.
-// Most operations carry one key, one hash and one effect, so a short slice
-// scanned linearly beats a map in both time and memory.
-const smallSetLimit = 8
+import (
+	"strings"
+	"unsafe"
+)
 
-// stringSet keeps distinct strings in insertion order.
+// The per-operation state is the audit's memory: millions of operations
+// live at once, most with one key, one hash and one effect. The types here
+// keep the first value inline and spill the rest to a slice only when there
+// is a rest, and keep string bytes in an arena so a stored string costs its
+// bytes, with no allocation of its own.
+
+// arena stores strings in large blocks. Strings handed out point into a
+// block and stay valid for the arena's life; blocks are never moved.
+type arena struct {
+	cur []byte
+}
+
+const (
+	arenaBlock = 256 << 10
+	arenaLarge = arenaBlock / 8 // longer strings get an allocation of their own
+)
+
+// clone returns a copy of s that lives in the arena.
+func (a *arena) clone(s string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	if len(s) > arenaLarge {
+		return strings.Clone(s)
+	}
+	if cap(a.cur)-len(a.cur) < len(s) {
+		a.cur = make([]byte, 0, arenaBlock)
+	}
+	start := len(a.cur)
+	a.cur = append(a.cur, s...)
+	b := a.cur[start:len(a.cur):len(a.cur)]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// stringSet holds distinct strings in insertion order.
 type stringSet struct {
-	items []string
-	index map[string]int32 // built past smallSetLimit
+	first string
+	more  *[]string // the values after the first, when there are any
 }
 
-// add inserts s if it is new and returns its position and whether it was new.
-func (s *stringSet) add(v string) (int, bool) {
-	if i := s.find(v); i >= 0 {
-		return i, false
+// add inserts v (copying it into ar) if it is new, and returns the stored
+// copy and whether it was new.
+func (s *stringSet) add(ar *arena, v string) (string, bool) {
+	if s.first == "" {
+		s.first = ar.clone(v)
+		return s.first, true
 	}
-	s.items = append(s.items, v)
-	n := len(s.items) - 1
-	if s.index != nil {
-		s.index[v] = int32(n)
-	} else if len(s.items) > smallSetLimit {
-		s.index = make(map[string]int32, 2*len(s.items))
-		for i, it := range s.items {
-			s.index[it] = int32(i)
-		}
+	if s.first == v {
+		return s.first, false
 	}
-	return n, true
-}
-
-func (s *stringSet) find(v string) int {
-	if s.index != nil {
-		if i, ok := s.index[v]; ok {
-			return int(i)
-		}
-		return -1
+	if s.more == nil {
+		s.more = &[]string{}
 	}
-	for i, it := range s.items {
+	for _, it := range *s.more {
 		if it == v {
-			return i
+			return it, false
 		}
 	}
-	return -1
+	c := ar.clone(v)
+	*s.more = append(*s.more, c)
+	return c, true
 }
 
-func (s *stringSet) len() int { return len(s.items) }
+func (s *stringSet) len() int {
+	switch {
+	case s.first == "":
+		return 0
+	case s.more == nil:
+		return 1
+	}
+	return 1 + len(*s.more)
+}
 
 // list returns the values in insertion order, never nil.
 func (s *stringSet) list() []string {
-	out := make([]string, len(s.items))
-	copy(out, s.items)
+	out := make([]string, 0, s.len())
+	if s.first != "" {
+		out = append(out, s.first)
+	}
+	if s.more != nil {
+		out = append(out, *s.more...)
+	}
 	return out
+}
+
+// fingerprintSet holds distinct 64-bit fingerprints. Attempt ids are only
+// ever counted, never printed, so the audit keeps an xxhash of each instead
+// of its bytes; two ids of one operation would have to collide in 64 bits to
+// be miscounted.
+type fingerprintSet struct {
+	n     uint32
+	first uint64
+	more  *[]uint64
+}
+
+func (s *fingerprintSet) add(h uint64) bool {
+	switch {
+	case s.n == 0:
+		s.first, s.n = h, 1
+		return true
+	case s.first == h:
+		return false
+	}
+	if s.more == nil {
+		s.more = &[]uint64{}
+	}
+	for _, it := range *s.more {
+		if it == h {
+			return false
+		}
+	}
+	*s.more = append(*s.more, h)
+	s.n++
+	return true
 }

@@ -119,11 +119,10 @@ func auditRun(opts *AuditOptions) (err error) {
 		return usageError("%v", err)
 	}
 
-	a := audit.New()
-	if !opts.SkipInvalid {
-		a.KeepInvalid(maxShownInvalid)
-	}
 	ingestOpts := ingest.Options{MaxLineBytes: opts.MaxLineBytes}
+	if !opts.SkipInvalid {
+		ingestOpts.KeepInvalid = maxShownInvalid
+	}
 	if opts.Rejects != "" {
 		f, err := os.Create(opts.Rejects)
 		if err != nil {
@@ -137,20 +136,21 @@ func auditRun(opts *AuditOptions) (err error) {
 		}()
 		ingestOpts.Rejects = w
 	}
+	pipe := ingest.New(ingestOpts, func() *audit.Auditor { return audit.New(nil) })
 
 	if opts.Example {
 		in := ingest.Input{Name: fixtures.FourOperationsName, R: bytes.NewReader(fixtures.FourOperations)}
-		if err := ingest.Read(a, in, 0, ingestOpts); err != nil {
+		if err := pipe.Read(in, 0); err != nil {
 			return failure(err)
 		}
 	}
 	for i, name := range inputs {
-		if err := readInput(a, s.In, name, i, ingestOpts); err != nil {
+		if err := readInput(pipe, s.In, name, i); err != nil {
 			return failure(err)
 		}
 	}
 
-	rep := a.Report()
+	rep := pipe.Report()
 	if rep.Summary.InvalidLines > 0 && !opts.SkipInvalid {
 		return strictFailure(s.ErrOut, rep)
 	}
@@ -167,7 +167,7 @@ func auditRun(opts *AuditOptions) (err error) {
 	return nil
 }
 
-func readInput(a *audit.Auditor, stdin io.Reader, name string, index int, opts ingest.Options) error {
+func readInput(pipe *ingest.Pipeline, stdin io.Reader, name string, index int) error {
 	src, err := input.Open(name, stdin)
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func readInput(a *audit.Auditor, stdin io.Reader, name string, index int, opts i
 	if name == input.Stdin {
 		display = "<stdin>"
 	}
-	err = ingest.Read(a, ingest.Input{Name: display, R: src}, index, opts)
+	err = pipe.Read(ingest.Input{Name: display, R: src}, index)
 	if cerr := src.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("%s: %w", display, cerr)
 	}
@@ -202,8 +202,8 @@ func strictFailure(stderr io.Writer, rep *audit.Report) error {
 
 // gateFails reports whether any operation carries a label named in failOn.
 func gateFails(rep *audit.Report, failOn []string) bool {
-	for _, op := range rep.Operations {
-		if slices.Contains(failOn, string(op.Label)) {
+	for _, l := range audit.Labels {
+		if rep.Summary.Labels[l] > 0 && slices.Contains(failOn, string(l)) {
 			return true
 		}
 	}

@@ -2,19 +2,20 @@ package ndjson
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
+	"strconv"
 	"testing"
 )
 
 // ledgerLine returns the i-th line of a realistic ledger: an attempt record
-// of about 300 bytes.
+// of about 270 bytes.
 func ledgerLine(i int) string {
 	return fmt.Sprintf(`{"type":"attempt","operationId":"op-%08d","attemptId":"att-%08d-2",`+
-		`"idempotencyKey":"key-%08d","scope":"stripe","payloadHash":"sha256:%s","result":"timeout",`+
-		`"observedAt":"2026-11-29T10:00:%02d.123Z","attempt":2,"note":"caf\u00e9 \"quoted\"",`+
-		`"meta":{"tool":"x","tags":["a","b"]}}`,
-		i, i, i, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", i%60)
+		`"idempotencyKey":"key-%08d","scope":"stripe","payloadHash":"sha256:%x","result":"timeout",`+
+		`"observedAt":"2026-11-29T10:00:%02d.123Z","attempt":2,"meta":{"tool":"x"}}`,
+		i, i, i, sha256.Sum256([]byte(strconv.Itoa(i))), i%60)
 }
 
 // ledger returns a stream of about size bytes of ledger lines.

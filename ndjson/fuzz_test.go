@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"testing"
 	"unicode/utf8"
 
@@ -284,4 +286,68 @@ func expectLines(data []byte, max int) outcome {
 		}
 	}
 	return out
+}
+
+// TestParseRandomObjects compares Parse with the oracle on generated objects
+// of up to 60 members, nested, whose names often repeat (sometimes spelt with
+// escapes): duplicates in large objects are what random fuzzing rarely finds.
+func TestParseRandomObjects(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var gen func(b *bytes.Buffer, depth int)
+	gen = func(b *bytes.Buffer, depth int) {
+		switch k := rng.IntN(10); {
+		case depth > 2 || k < 5:
+			b.WriteString([]string{`1`, `"v"`, `null`, `-2.5e3`, `"\n"`}[rng.IntN(5)])
+		case k < 6:
+			b.WriteByte('[')
+			for i := range rng.IntN(4) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				gen(b, depth+1)
+			}
+			b.WriteByte(']')
+		default:
+			n := rng.IntN(60)
+			if depth > 0 {
+				n = rng.IntN(20) // keeps lines small: a few KiB at most
+			}
+			pool := n + n/20 + 1 // a duplicate now and then
+			b.WriteByte('{')
+			for i := range n {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				name := fmt.Sprintf("n%d", rng.IntN(pool))
+				if rng.IntN(8) == 0 {
+					name = `\u006e` + name[1:] // "n" escaped
+				}
+				fmt.Fprintf(b, `"%s":`, name)
+				gen(b, depth+1)
+			}
+			b.WriteByte('}')
+		}
+	}
+	var p Parser
+	accepted, rejected := 0, 0
+	for i := range 3000 {
+		var b bytes.Buffer
+		b.WriteString(`{"top":`)
+		gen(&b, 0)
+		b.WriteString(`}`)
+		line := b.Bytes()
+		_, err := p.Parse(line)
+		if want := oracle(line); (err == nil) != want {
+			t.Fatalf("case %d: Parse(%s) = %v; the oracle says valid = %v", i, line, err, want)
+		}
+		if err == nil {
+			accepted++
+		} else {
+			rejected++
+		}
+	}
+	t.Logf("%d accepted, %d rejected", accepted, rejected)
+	if accepted < 100 || rejected < 100 {
+		t.Errorf("%d accepted, %d rejected: the generator does not exercise both", accepted, rejected)
+	}
 }

@@ -242,7 +242,7 @@ func (p *Parser) parse(line []byte) ([]Member, error) {
 			depth := len(p.stack)
 			if inMember && depth == 1 {
 				m := &p.members[len(p.members)-1]
-				m.Value = line[mstart:i]
+				m.Value = line[mstart:i:i]
 				m.Kind = kindOf(line[mstart])
 				m.Escaped = m.Kind == String && mescaped
 				inMember = false

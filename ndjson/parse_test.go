@@ -67,6 +67,13 @@ func TestParseErrors(t *testing.T) {
 		{"tab in string", "{\"a\":\"x§\t\"}", ErrSyntax},
 		{"invalid escape", `{"a":"\§x"}`, ErrSyntax},
 		{"escaped apostrophe", `{"a":"\§'"}`, ErrSyntax},
+		{"escaped bell", `{"a":"\§a"}`, ErrSyntax},
+		{"escaped capital U", `{"a":"\§U0041"}`, ErrSyntax},
+		{"escaped zero", `{"a":"\§0"}`, ErrSyntax},
+		{"escaped newline", "{\"a\":\"\\§\n\"}", ErrSyntax},
+		{"control character in long string", "{\"a\":\"abcdefghijklmnop§\x1f\"}", ErrSyntax},
+		{"newline in long string", "{\"a\":\"abcdefghijklmnopqrstuv§\nwxyz\"}", ErrSyntax},
+		{"NUL in long name", "{\"abcdefghijklmnop§\x00\":1}", ErrSyntax},
 		{"short unicode escape", `{"a":"\u12§"}`, ErrSyntax},
 		{"bad unicode escape", `{"a":"\u12§G4"}`, ErrSyntax},
 		{"unterminated string", `{"a":"abc§`, ErrSyntax},
@@ -111,6 +118,8 @@ func TestParseErrors(t *testing.T) {
 		{"overlong encoding in string", "{\"a\":\"§\xc0\xaf\"}", ErrInvalidUTF8},
 		{"encoded surrogate in string", "{\"a\":\"§\xed\xa0\x80\"}", ErrInvalidUTF8},
 		{"invalid byte in name", "{\"§\xfe\":1}", ErrInvalidUTF8},
+		{"invalid byte in long string", "{\"a\":\"abcdefghijklmnop§\x80qrstuvwxyz\"}", ErrInvalidUTF8},
+		{"truncated sequence at the end of a long string", "{\"a\":\"abcdefghijklmnop§\xe2\x80\"}", ErrInvalidUTF8},
 		{"invalid byte outside string", "{\"a\":§\xff}", ErrInvalidUTF8},
 		{"invalid byte after the object", "{\"a\":1} §\xff", ErrInvalidUTF8},
 		{"invalid UTF-8 wins over an earlier syntax error", "{\"a\":1,}§\xff", ErrInvalidUTF8},
@@ -243,7 +252,7 @@ func members(ms []Member) []member {
 
 func TestParseMembers(t *testing.T) {
 	line := `{ "type" : "attempt","k\u00e9y":"plain", "esc":"a\"b\n" ,"n":-1.5e3,"ok":true,"no":false,` +
-		`"z":null,"arr":[1,"x",{"k":"v"}],"obj":{"k":"v","o":{}},"empty":{},"s":"" }`
+		`"z":null,"arr":[1,"x",{"k":"v"},"\n"],"obj":{"k":"v","o":{},"e":"\t"},"empty":{},"s":"" }`
 	want := []member{
 		{"type", `"attempt"`, String, false},
 		{"kéy", `"plain"`, String, false},
@@ -252,8 +261,8 @@ func TestParseMembers(t *testing.T) {
 		{"ok", `true`, True, false},
 		{"no", `false`, False, false},
 		{"z", `null`, Null, false},
-		{"arr", `[1,"x",{"k":"v"}]`, Array, false},
-		{"obj", `{"k":"v","o":{}}`, Object, false},
+		{"arr", `[1,"x",{"k":"v"},"\n"]`, Array, false},
+		{"obj", `{"k":"v","o":{},"e":"\t"}`, Object, false},
 		{"empty", `{}`, Object, false},
 		{"s", `""`, String, false},
 	}
@@ -321,7 +330,7 @@ func seq(prefix string, n int) []string {
 // TestParseManyNames covers objects large enough for the hashed duplicate
 // check, nested in each other.
 func TestParseManyNames(t *testing.T) {
-	inner := object(append(seq("i", 40), "o3"), nil)     // shares "o3" with its parent
+	inner := object(append(seq("i", 40), "o3"), nil) // shares "o3" with its parent
 	middle := object(seq("m", 20), map[int]string{5: inner})
 	outer := seq("o", 30)
 	tests := []struct {
@@ -407,6 +416,9 @@ func TestAppendUnquote(t *testing.T) {
 		{`"\ud800x"`, "\ufffdx"},
 		{`"\ud800\ud800\udc00"`, "\ufffd\U00010000"},
 		{`"\ud800\n"`, "\ufffd\n"},
+		{`"\udbff\udfff"`, "\U0010FFFF"},
+		{`"\ud800\ue000"`, "\ufffd\ue000"},
+		{`"\ud800\ud7ff"`, "\ufffd\ud7ff"},
 		{"\"é\u2028\"", "é\u2028"},
 		{`"long plain text without any escape at all"`, "long plain text without any escape at all"},
 	}

@@ -9,6 +9,11 @@
 // returned as a record or reported as a *ParseError with its position, and
 // reading goes on after an invalid line. Only a failure of the underlying
 // reader ends the stream early, and that error is returned as is (wrapped).
+//
+// What the package must never do: hold more than one line (at most
+// MaxLineBytes) in memory, however long the input or a line in it; recurse
+// per nesting level, as untrusted input can nest a million levels deep; or
+// turn a fault into silence, a truncated record or a panic.
 package ndjson
 
 import (
@@ -86,6 +91,8 @@ type Record struct {
 // Lines of up to MaxLineBytes are read whole, whatever their length. A longer
 // line is not buffered: it is read through to its LF and reported as
 // ErrLineTooLong.
+//
+// A Reader must be made with NewReader. It is not safe for concurrent use.
 type Reader struct {
 	// MaxLineBytes is the longest line accepted, not counting its line
 	// ending (LF or CR LF) nor a leading byte order mark; 0 or less means
@@ -150,7 +157,7 @@ func (r *Reader) Read() (*Record, error) {
 			return nil, &ParseError{Line: r.lines, Offset: offset,
 				Err: fmt.Errorf("%w: %d bytes, limit %d", ErrLineTooLong, length, max)}
 		}
-		raw := line[:length]
+		raw := line[:length:length]
 		if blank(raw) {
 			r.blanks++
 			continue

@@ -15,12 +15,16 @@ import (
 // may hold millions of operations, and the document must stream out one
 // operation at a time, without reflection and without building the whole
 // document in memory. The output is byte for byte what encoding/json gives
-// for the same value with SetEscapeHTML(false) (and SetIndent("", "  ") for
-// the document), with one deliberate difference: a nil slice or map is [] or
-// {}, never null. TestJSONParity holds the encoder to that.
+// for the same data (the report with its operations as a list) with
+// SetEscapeHTML(false), and SetIndent("", "  ") for the document, with one
+// deliberate difference: a nil slice or map is [] or {}, never null.
+// TestJSONParity holds the encoder to that.
 //
 // To add a field to a report struct, add one e.key/e.<value> pair below, in
-// the struct's field order; TestJSONParity fails until you do.
+// the struct's field order, and set the field in the tests' fullyPopulated
+// report: TestFullyPopulated fails until it is set, TestJSONParity until it
+// is encoded. A field of audit.Report itself also goes into the tests'
+// document type (TestDocumentShape).
 
 // jsonPrinter writes the whole report as one indented JSON document.
 type jsonPrinter struct{}
@@ -34,14 +38,11 @@ func (jsonPrinter) Print(w io.Writer, rep *audit.Report) error {
 	e.summary(&rep.Summary)
 	e.key("operations")
 	e.openArray()
-	for i := range rep.Operations {
-		e.operation(&rep.Operations[i])
-		e.flush()
-	}
+	e.operations(rep, false)
 	e.closeArray()
 	e.key("invalid")
 	e.openArray()
-	for i := range rep.Invalid {
+	for i := 0; i < len(rep.Invalid) && e.err == nil; i++ {
 		e.invalid(&rep.Invalid[i])
 		e.flush()
 	}
@@ -60,15 +61,28 @@ type ndjsonPrinter struct{}
 
 func (ndjsonPrinter) Print(w io.Writer, rep *audit.Report) error {
 	e := newEncoder(w, false)
-	for i := range rep.Operations {
-		e.operation(&rep.Operations[i])
-		e.buf = append(e.buf, '\n')
-		e.flush()
-	}
+	e.operations(rep, true)
 	if err := e.finish(); err != nil {
 		return fmt.Errorf("write ndjson report: %w", err)
 	}
 	return nil
+}
+
+// operations encodes the operations one at a time, each on a line of its
+// own when lines is set, and stops at the first error.
+func (e *encoder) operations(rep *audit.Report, lines bool) {
+	e.flush()
+	err := rep.Operations(func(op *audit.Operation) error {
+		e.operation(op)
+		if lines {
+			e.buf = append(e.buf, '\n')
+		}
+		e.flush()
+		return e.err
+	})
+	if e.err == nil {
+		e.err = err
+	}
 }
 
 func (e *encoder) summary(s *audit.Summary) {
@@ -163,7 +177,8 @@ func newEncoder(w io.Writer, indent bool) *encoder {
 	}
 }
 
-// flush moves the encoded bytes to the buffered writer.
+// flush moves the encoded bytes to the buffered writer. After a write error
+// the printers stop encoding: a closed pipe must not cost the whole report.
 func (e *encoder) flush() {
 	if e.err == nil {
 		_, e.err = e.w.Write(e.buf)

@@ -3,8 +3,8 @@ package report
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,9 +42,8 @@ func ptr(s string) *string { return &s }
 // fourOperations is the report of fixtures/four-operations.ndjson, written
 // out by hand so the printers are tested apart from the audit.
 func fourOperations() *audit.Report {
-	return &audit.Report{
-		SchemaVersion: audit.SchemaVersion,
-		Summary: audit.Summary{
+	return audit.NewReport(
+		audit.Summary{
 			Lines:              12,
 			BlankLines:         0,
 			Records:            12,
@@ -60,7 +59,7 @@ func fourOperations() *audit.Report {
 				audit.Uncertain:   1,
 			},
 		},
-		Operations: []audit.Operation{
+		[]audit.Operation{
 			{
 				OperationID:        "op-ticket-42",
 				Label:              audit.Healthy,
@@ -131,22 +130,26 @@ func fourOperations() *audit.Report {
 				First:              audit.Position{Input: 0, Line: 7},
 			},
 		},
-		Invalid: []audit.Invalid{},
-	}
+		[]audit.Invalid{},
+	)
 }
 
 // emptyReport is the report of an empty input, shaped as audit.Merge builds it.
 func emptyReport() *audit.Report {
+	return audit.NewReport(audit.Summary{Labels: zeroLabels()}, []audit.Operation{}, []audit.Invalid{})
+}
+
+func zeroLabels() map[audit.Label]int {
 	labels := make(map[audit.Label]int, len(audit.Labels))
 	for _, l := range audit.Labels {
 		labels[l] = 0
 	}
-	return &audit.Report{
-		SchemaVersion: audit.SchemaVersion,
-		Summary:       audit.Summary{Labels: labels},
-		Operations:    []audit.Operation{},
-		Invalid:       []audit.Invalid{},
-	}
+	return labels
+}
+
+// withOperations returns rep with other operations, the rest unchanged.
+func withOperations(rep *audit.Report, ops []audit.Operation) *audit.Report {
+	return audit.NewReport(rep.Summary, ops, rep.Invalid)
 }
 
 func TestNew(t *testing.T) {
@@ -207,15 +210,23 @@ func printReport(t testing.TB, format string, opts Options, rep *audit.Report) [
 var errDiskFull = errors.New("no space left on device")
 
 // failWriter accepts n bytes, then fails every write.
-type failWriter struct{ n int }
+type failWriter struct {
+	n          int
+	failed     bool
+	afterFails int // writes attempted after the first failure
+}
 
 func (w *failWriter) Write(p []byte) (int, error) {
+	if w.failed {
+		w.afterFails++
+		return 0, errDiskFull
+	}
 	if len(p) <= w.n {
 		w.n -= len(p)
 		return len(p), nil
 	}
 	k := w.n
-	w.n = 0
+	w.n, w.failed = 0, true
 	return k, errDiskFull
 }
 
@@ -238,9 +249,13 @@ func TestWriteError(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				err = p.Print(&failWriter{n: tc.n}, tc.rep)
+				w := &failWriter{n: tc.n}
+				err = p.Print(w, tc.rep)
 				if !errors.Is(err, errDiskFull) {
 					t.Fatalf("Print = %v; want an error wrapping %v", err, errDiskFull)
+				}
+				if w.afterFails > 0 {
+					t.Errorf("%d writes after the failed one; want none", w.afterFails)
 				}
 				if !strings.Contains(err.Error(), format) {
 					t.Errorf("error %q does not name the format %q", err, format)
@@ -252,18 +267,16 @@ func TestWriteError(t *testing.T) {
 
 // reportOf builds a report around ops, with a summary that adds up.
 func reportOf(ops []audit.Operation) *audit.Report {
-	rep := emptyReport()
-	rep.Operations = ops
-	rep.Summary.Operations = len(ops)
+	s := audit.Summary{Labels: zeroLabels(), Operations: len(ops)}
 	for _, op := range ops {
-		rep.Summary.Labels[op.Label]++
-		rep.Summary.Attempts += op.Attempts
-		rep.Summary.EffectObservations += op.EffectObservations
+		s.Labels[op.Label]++
+		s.Attempts += op.Attempts
+		s.EffectObservations += op.EffectObservations
 		records := op.Attempts + op.EffectObservations
-		rep.Summary.Records += records
-		rep.Summary.Lines += records
+		s.Records += records
+		s.Lines += records
 	}
-	return rep
+	return audit.NewReport(s, ops, []audit.Invalid{})
 }
 
 // syntheticOperation returns a plausible operation number i with the label.

@@ -64,8 +64,6 @@ type tablePrinter struct {
 
 func (p *tablePrinter) Print(w io.Writer, rep *audit.Report) error {
 	bw := bufio.NewWriterSize(w, bufferSize)
-	// bufio.Writer keeps its first error and refuses later writes, so the
-	// errors tablewriter ignores surface at Flush.
 	out := &trimWriter{w: bw}
 	if err := p.print(out, rep); err != nil {
 		return fmt.Errorf("write table report: %w", err)
@@ -76,17 +74,32 @@ func (p *tablePrinter) Print(w io.Writer, rep *audit.Report) error {
 	return nil
 }
 
-func (p *tablePrinter) print(out io.Writer, rep *audit.Report) error {
-	healthy := 0
-	for i := range rep.Operations {
-		if rep.Operations[i].Label == audit.Healthy {
+func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
+	// First pass: measure the columns both with and without the healthy
+	// operations, since whether they fold is known only at the end.
+	all, unhealthy := newLayout(), newLayout()
+	healthy, ops := 0, 0
+	err := rep.Operations(func(op *audit.Operation) error {
+		ops++
+		m := measureRow(op)
+		all.add(&m)
+		if op.Label == audit.Healthy {
 			healthy++
+		} else {
+			unhealthy.add(&m)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fold := healthy > foldLimit && !p.opts.All
-	listed := func(op *audit.Operation) bool { return !fold || op.Label != audit.Healthy }
+	l := all
+	if fold {
+		l = unhealthy
+	}
+	l.finish()
 
-	widths, rows := columnWidths(rep.Operations, listed)
 	var trailer []string
 	if fold {
 		trailer = append(trailer, fmt.Sprintf("%d healthy operations folded (--all lists them)", healthy))
@@ -97,12 +110,13 @@ func (p *tablePrinter) print(out io.Writer, rep *audit.Report) error {
 	trailer = append(trailer, summaryLine(&rep.Summary))
 
 	switch {
-	case rows > 0:
-		if err := p.table(out, rep.Operations, listed, widths); err != nil {
+	case l.rows > 0:
+		listed := func(op *audit.Operation) bool { return !fold || op.Label != audit.Healthy }
+		if err := p.table(out, rep, listed, l); err != nil {
 			return err
 		}
 		trailer = append([]string{""}, trailer...)
-	case len(rep.Operations) == 0:
+	case ops == 0:
 		trailer = append([]string{"no operations", ""}, trailer...)
 	}
 	for _, line := range trailer {
@@ -114,23 +128,22 @@ func (p *tablePrinter) print(out io.Writer, rep *audit.Report) error {
 }
 
 // table renders the listed operations chunk by chunk.
-func (p *tablePrinter) table(out io.Writer, ops []audit.Operation, listed func(*audit.Operation) bool, widths []int) error {
+func (p *tablePrinter) table(out *trimWriter, rep *audit.Report, listed func(*audit.Operation) bool, l *layout) error {
 	cfg := tablewriter.Config{
 		Header: tw.CellConfig{
-			Formatting: tw.CellFormatting{AutoFormat: tw.Off, AutoWrap: tw.WrapNone},
+			Formatting: tw.CellFormatting{AutoFormat: tw.Off},
 			Alignment:  tw.CellAlignment{PerColumn: tableAlign},
 			Padding:    tw.CellPadding{Global: tw.Padding{Overwrite: true}},
 		},
 		Row: tw.CellConfig{
-			Formatting: tw.CellFormatting{AutoWrap: tw.WrapNormal},
-			Alignment:  tw.CellAlignment{PerColumn: tableAlign},
-			Padding:    tw.CellPadding{Global: tw.Padding{Overwrite: true}},
+			Alignment: tw.CellAlignment{PerColumn: tableAlign},
+			Padding:   tw.CellPadding{Global: tw.Padding{Overwrite: true}},
 		},
 		// Cells are printed as they are: an id's spaces are part of it.
 		Behavior: tw.Behavior{TrimSpace: tw.Off, TrimTab: tw.Off},
 		Widths:   tw.CellWidth{PerColumn: tw.NewMapper[int, int]()},
 	}
-	for i, w := range widths {
+	for i, w := range l.widths {
 		cfg.Widths.PerColumn.Set(i, w)
 	}
 	rendition := tw.Rendition{
@@ -150,33 +163,43 @@ func (p *tablePrinter) table(out io.Writer, ops []audit.Operation, listed func(*
 		}
 		err := t.Render()
 		t = nil
-		return err
+		if err != nil {
+			return err
+		}
+		// tablewriter ignores write errors; stop at the first one.
+		return out.err
 	}
-	for i := range ops {
-		op := &ops[i]
+	err := rep.Operations(func(op *audit.Operation) error {
 		if !listed(op) {
-			continue
+			return nil
 		}
 		if t == nil {
-			t = tablewriter.NewTable(out, tablewriter.WithConfig(cfg), tablewriter.WithRenderer(renderer.NewBlueprint(rendition)))
+			t = tablewriter.NewTable(out,
+				tablewriter.WithConfig(cfg),
+				// WithConfig takes WrapNone (0) for "unset": say it again.
+				tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+				tablewriter.WithRowAutoWrap(tw.WrapNone),
+				tablewriter.WithRenderer(renderer.NewBlueprint(rendition)))
 			if n == 0 {
 				t.Header(tableHeader)
 			}
 		}
-		if err := t.Append(p.row(op)); err != nil {
+		if err := t.Append(p.row(op, l)); err != nil {
 			return err
 		}
 		n++
 		if n%chunkRows == 0 {
-			if err := render(); err != nil {
-				return err
-			}
+			return render()
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return render()
 }
 
-func (p *tablePrinter) row(op *audit.Operation) []string {
+func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
 	label := Sanitize(string(op.Label))
 	if c, ok := labelColor[op.Label]; ok && p.opts.Color {
 		label = c + label + sgrReset
@@ -188,43 +211,98 @@ func (p *tablePrinter) row(op *audit.Operation) []string {
 		strconv.Itoa(op.EffectObservations),
 		strconv.Itoa(op.DistinctEffects),
 		strconv.Itoa(len(op.PayloadHashes)),
-		Sanitize(op.NextAction),
+		l.actions[op.NextAction],
 	}
 }
 
-// columnWidths measures the listed rows as tablewriter does, colours aside,
-// and returns the width of each column and how many rows there are.
-func columnWidths(ops []audit.Operation, listed func(*audit.Operation) bool) ([]int, int) {
-	widths := make([]int, len(tableHeader))
+// layout is what the table needs to know before its first row: the width
+// of every column, so that chunks line up, and each NEXT ACTION text
+// sanitized and wrapped to its column.
+type layout struct {
+	widths  []int
+	rows    int
+	actions map[string]string // next action → its cell, lines joined by \n
+}
+
+// rowWidths is the width of each cell of one row but NEXT ACTION, measured
+// as tablewriter measures them, colours aside.
+type rowWidths struct {
+	widths [actionCol]int
+	action string
+}
+
+func measureRow(op *audit.Operation) rowWidths {
+	return rowWidths{
+		widths: [actionCol]int{
+			twwidth.Width(Sanitize(op.OperationID)),
+			twwidth.Width(Sanitize(string(op.Label))),
+			digits(op.Attempts),
+			digits(op.EffectObservations),
+			digits(op.DistinctEffects),
+			digits(len(op.PayloadHashes)),
+		},
+		action: op.NextAction,
+	}
+}
+
+func newLayout() *layout {
+	l := &layout{widths: make([]int, len(tableHeader)), actions: make(map[string]string)}
 	for i, h := range tableHeader {
-		widths[i] = twwidth.Width(h)
+		l.widths[i] = twwidth.Width(h)
 	}
-	grow := func(col, w int) {
-		if w > widths[col] {
-			widths[col] = w
-		}
+	return l
+}
+
+func (l *layout) add(m *rowWidths) {
+	l.rows++
+	for i, w := range m.widths {
+		l.widths[i] = max(l.widths[i], w)
 	}
-	rows := 0
-	for i := range ops {
-		op := &ops[i]
-		if !listed(op) {
-			continue
-		}
-		rows++
-		grow(0, twwidth.Width(Sanitize(op.OperationID)))
-		grow(1, twwidth.Width(Sanitize(string(op.Label))))
-		grow(2, digits(op.Attempts))
-		grow(3, digits(op.EffectObservations))
-		grow(4, digits(op.DistinctEffects))
-		grow(5, digits(len(op.PayloadHashes)))
-		grow(actionCol, twwidth.Width(Sanitize(op.NextAction)))
-	}
-	room := tableWidth - len(columnSep)*(len(widths)-1)
-	for _, w := range widths[:actionCol] {
+	l.actions[m.action] = ""
+}
+
+// finish gives NEXT ACTION the room the other columns leave in tableWidth,
+// and wraps the texts to it.
+func (l *layout) finish() {
+	room := tableWidth - len(columnSep)*(len(l.widths)-1)
+	for _, w := range l.widths[:actionCol] {
 		room -= w
 	}
-	widths[actionCol] = min(widths[actionCol], max(room, minActionWidth))
-	return widths, rows
+	room = max(room, minActionWidth)
+	for action := range l.actions {
+		cell := wrap(Sanitize(action), room)
+		l.actions[action] = cell
+		for line := range strings.SplitSeq(cell, "\n") {
+			l.widths[actionCol] = max(l.widths[actionCol], twwidth.Width(line))
+		}
+	}
+}
+
+// wrap breaks s at spaces into lines of at most width columns; a word wider
+// than width gets a line of its own. s holds no newline: it is sanitized.
+// The table wraps by itself rather than through tablewriter, which would
+// wrap every column and squeeze the spaces (and U+2028) out of ids.
+func wrap(s string, width int) string {
+	if twwidth.Width(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	lineWidth := 0
+	for i, word := range strings.Split(s, " ") {
+		w := twwidth.Width(word)
+		switch {
+		case i == 0:
+		case lineWidth > 0 && lineWidth+1+w > width:
+			b.WriteByte('\n')
+			lineWidth = 0
+		default:
+			b.WriteByte(' ')
+			lineWidth++
+		}
+		b.WriteString(word)
+		lineWidth += w
+	}
+	return b.String()
 }
 
 func digits(n int) int {
@@ -259,37 +337,52 @@ func plural(n int, noun string) string {
 
 // trimWriter drops the spaces at the end of each line, which tablewriter
 // pads the last column with. Spaces are held back until the next byte shows
-// whether they end a line.
+// whether they end a line. It keeps the first write error, since tablewriter
+// does not look at what Write returns.
 type trimWriter struct {
 	w      io.Writer
-	spaces int // spaces held back
+	spaces int   // spaces held back
+	err    error // first write error; every later write fails with it
 }
 
-var spaces = bytes.Repeat([]byte{' '}, 64)
+var (
+	spaces  = bytes.Repeat([]byte{' '}, 64)
+	newline = []byte{'\n'}
+)
 
 func (t *trimWriter) Write(p []byte) (int, error) {
-	n := len(p)
+	if t.err != nil {
+		return 0, t.err
+	}
+	if err := t.write(p); err != nil {
+		t.err = err
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (t *trimWriter) write(p []byte) error {
 	for len(p) > 0 {
-		line, rest, newline := bytes.Cut(p, []byte{'\n'})
+		line, rest, endsLine := bytes.Cut(p, newline)
 		p = rest
 		text := bytes.TrimRight(line, " ")
 		if len(text) > 0 {
 			if err := t.flushSpaces(); err != nil {
-				return 0, err
+				return err
 			}
 			if _, err := t.w.Write(text); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		t.spaces += len(line) - len(text)
-		if newline {
+		if endsLine {
 			t.spaces = 0
-			if _, err := t.w.Write([]byte{'\n'}); err != nil {
-				return 0, err
+			if _, err := t.w.Write(newline); err != nil {
+				return err
 			}
 		}
 	}
-	return n, nil
+	return nil
 }
 
 func (t *trimWriter) flushSpaces() error {

@@ -1,0 +1,182 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/effectaudit/effectaudit/ndjson"
+)
+
+// chunk is a block of whole input lines, decoded by one worker.
+type chunk struct {
+	seq       int
+	data      []byte // whole lines; the last may lack its LF at end of input
+	firstLine int    // number of the first line in data
+	offset    int64  // input offset of data[0]
+
+	// A line longer than the limit is not buffered: the chunker skips it
+	// and sends a chunk holding only its number, length and first bytes.
+	long       bool
+	longLength int64
+
+	buf []byte // the pooled buffer data lives in
+}
+
+// chunker cuts an input into chunks of whole lines, keeping line numbers
+// and offsets exact. It mirrors ndjson.Reader's view of lines: a BOM at the
+// start is skipped, only LF ends a line, and a line longer than max (not
+// counting its CR LF) is never held whole.
+type chunker struct {
+	r       io.Reader
+	max     int
+	size    int // usual chunk buffer size
+	pool    chan []byte
+	stop    <-chan struct{}
+	carry   []byte
+	line    int   // number of the next line
+	offset  int64 // of the next line
+	seq     int
+	started bool
+	eof     bool
+}
+
+// next returns the next chunk, or io.EOF.
+func (c *chunker) next() (*chunk, error) {
+	if !c.started {
+		c.started = true
+		if err := c.skipBOM(); err != nil {
+			return nil, err
+		}
+	}
+	if c.eof && len(c.carry) == 0 {
+		return nil, io.EOF
+	}
+	var buf []byte
+	select {
+	case buf = <-c.pool:
+	case <-c.stop:
+		return nil, errStopped
+	}
+	buf = append(buf[:0], c.carry...)
+	for {
+		if c.eof {
+			if len(buf) == 0 {
+				c.pool <- buf
+				return nil, io.EOF
+			}
+			return c.emit(buf, len(buf))
+		}
+		if len(buf) == cap(buf) {
+			if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+				return c.emit(buf, i+1)
+			}
+			// One line fills the buffer: grow it while the line may still
+			// fit the limit (plus CR and LF), else skip the line.
+			if len(buf) >= c.max+2 {
+				return c.skipLong(buf)
+			}
+			bigger := make([]byte, len(buf), min(2*cap(buf), c.max+2))
+			copy(bigger, buf)
+			// The old buffer is dropped: the bigger one takes its place in
+			// the pool when it is released.
+			buf = bigger
+		}
+		n, err := c.r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			c.eof = true
+		} else if err != nil {
+			return nil, c.fail(err)
+		}
+	}
+}
+
+// emit cuts buf at n and keeps the rest for the next chunk.
+func (c *chunker) emit(buf []byte, n int) (*chunk, error) {
+	c.carry = append(c.carry[:0], buf[n:]...)
+	ch := &chunk{seq: c.seq, data: buf[:n], firstLine: c.line, offset: c.offset, buf: buf}
+	c.seq++
+	lines := bytes.Count(ch.data, []byte{'\n'})
+	if n > 0 && buf[n-1] != '\n' {
+		lines++ // the last line of the input, without LF
+	}
+	c.line += lines
+	c.offset += int64(n)
+	return ch, nil
+}
+
+// skipLong reports a line that exceeds the limit, reading through to its LF
+// without keeping more than its first max+1 bytes.
+func (c *chunker) skipLong(buf []byte) (*chunk, error) {
+	length := int64(len(buf))
+	last := buf[len(buf)-1]
+	rest := []byte(nil)
+	scratch := make([]byte, 64<<10)
+	for !c.eof {
+		n, err := c.r.Read(scratch)
+		if i := bytes.IndexByte(scratch[:n], '\n'); i >= 0 {
+			length += int64(i)
+			if i > 0 {
+				last = scratch[i-1]
+			}
+			rest = scratch[i:n] // from the LF on
+			break
+		}
+		length += int64(n)
+		if n > 0 {
+			last = scratch[n-1]
+		}
+		if err == io.EOF {
+			c.eof = true
+		} else if err != nil {
+			return nil, c.fail(err)
+		}
+	}
+	size := length
+	content := length
+	if rest != nil {
+		size++ // the LF
+		if last == '\r' {
+			content--
+		}
+		rest = rest[1:]
+	}
+	ch := &chunk{seq: c.seq, data: buf[:c.max], firstLine: c.line, offset: c.offset,
+		long: true, longLength: content, buf: buf}
+	c.seq++
+	c.line++
+	c.offset += size
+	c.carry = append(c.carry[:0], rest...)
+	return ch, nil
+}
+
+func (c *chunker) skipBOM() error {
+	var bom [3]byte
+	n, err := io.ReadFull(c.r, bom[:])
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		c.eof = true
+	case err != nil:
+		return c.fail(err)
+	}
+	if n == 3 && bom == [3]byte{0xEF, 0xBB, 0xBF} {
+		c.offset = 3
+		return nil
+	}
+	c.carry = append(c.carry[:0], bom[:n]...)
+	return nil
+}
+
+func (c *chunker) fail(err error) error {
+	return fmt.Errorf("reading line %d: %w", c.line, err)
+}
+
+// lineTooLong builds the error ndjson.Reader gives for a line over the limit.
+func lineTooLong(line int, offset, length int64, max int) *ndjson.ParseError {
+	return &ndjson.ParseError{Line: line, Offset: offset,
+		Err: fmt.Errorf("%w: %d bytes, limit %d", ndjson.ErrLineTooLong, length, max)}
+}
+
+var errStopped = errors.New("stopped")

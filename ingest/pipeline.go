@@ -1,0 +1,345 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/ndjson"
+)
+
+// Options configure how inputs are read.
+type Options struct {
+	MaxLineBytes int       // 0 means ndjson.DefaultMaxLineBytes
+	Rejects      io.Writer // if set, every invalid line is written here verbatim
+	// Record, if set, sees every valid record after the audit has, from the
+	// goroutine that owns the record's operation: all records of one
+	// operation in input order. Its strings alias reused buffers: Clone what
+	// you keep. explain uses it to keep one operation's records.
+	Record func(rec *audit.Record)
+
+	Workers   int // goroutines decoding lines; 0 means GOMAXPROCS
+	Shards    int // goroutines aggregating operations; 0 means GOMAXPROCS
+	ChunkSize int // bytes per chunk of lines; 0 means 1 MiB
+
+	// KeepInvalid limits how many invalid lines are kept for the report (all
+	// are counted); 0 keeps all.
+	KeepInvalid int
+}
+
+// Input is one named stream of NDJSON.
+type Input struct {
+	Name string
+	R    io.Reader
+}
+
+// ReadError is a failure to read an input (as opposed to invalid content):
+// the audit cannot complete.
+type ReadError struct {
+	Input string
+	Err   error
+}
+
+func (e *ReadError) Error() string { return fmt.Sprintf("%s: %v", e.Input, e.Err) }
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Pipeline audits inputs with every core: a chunker cuts each input into
+// blocks of whole lines, workers parse and decode blocks in parallel, and
+// shards aggregate the records of disjoint sets of operations. Blocks are
+// handed to shards in input order, so each operation's records reach its
+// shard in order and the report does not depend on the number of cores.
+type Pipeline struct {
+	opts   Options
+	shards []*audit.Auditor
+	books  *audit.Auditor // lines and invalid lines, booked in input order
+
+	records atomic.Int64 // for progress reports
+	ops     atomic.Int64
+}
+
+// New returns a pipeline whose shards are made by newAuditor.
+func New(opts Options, newAuditor func() *audit.Auditor) *Pipeline {
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = ndjson.DefaultMaxLineBytes
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Shards <= 0 {
+		opts.Shards = runtime.GOMAXPROCS(0)
+	}
+	if opts.ChunkSize <= 0 {
+		opts.ChunkSize = 1 << 20
+	}
+	p := &Pipeline{opts: opts, books: newAuditor()}
+	p.books.KeepInvalid(opts.KeepInvalid)
+	for range opts.Shards {
+		p.shards = append(p.shards, newAuditor())
+	}
+	return p
+}
+
+// Records returns how many valid records have been audited so far; it may
+// be called while Read runs.
+func (p *Pipeline) Records() int64 { return p.records.Load() }
+
+// Operations returns how many operations have been seen so far; it may be
+// called while Read runs.
+func (p *Pipeline) Operations() int64 { return p.ops.Load() }
+
+// Report merges the shards into the audit's report.
+func (p *Pipeline) Report() *audit.Report {
+	return audit.Merge(append([]*audit.Auditor{p.books}, p.shards...)...)
+}
+
+// decoded is a worker's result for one chunk.
+type decoded struct {
+	ch      *chunk
+	batches [][]audit.Record // one per shard
+	invalid []invalidLine
+	lines   int
+	blank   int
+	pending atomic.Int32 // holders of ch.buf: the sequencer and each shard
+}
+
+type invalidLine struct {
+	err *ndjson.ParseError
+	raw []byte // into the chunk
+}
+
+// Read audits one input, the index-th of the run.
+func (p *Pipeline) Read(in Input, index int) error {
+	nbuf := 2*p.opts.Workers + 2*len(p.shards) + 2
+	pool := make(chan []byte, nbuf)
+	for range nbuf {
+		pool <- make([]byte, 0, p.opts.ChunkSize)
+	}
+	var (
+		stop     = make(chan struct{})
+		stopOnce sync.Once
+		readErr  error
+	)
+	c := &chunker{r: in.R, max: p.opts.MaxLineBytes, size: p.opts.ChunkSize, pool: pool, stop: stop, line: 1}
+	halt := func() { stopOnce.Do(func() { close(stop) }) }
+
+	chunks := make(chan *chunk, p.opts.Workers)
+	results := make(chan *decoded, p.opts.Workers)
+	go func() {
+		defer close(chunks)
+		for {
+			ch, err := c.next()
+			if err == io.EOF || err == errStopped {
+				return
+			}
+			if err != nil {
+				readErr = &ReadError{Input: in.Name, Err: err}
+				halt()
+				return
+			}
+			select {
+			case chunks <- ch:
+			case <-stop:
+				return
+			}
+		}
+	}()
+
+	var workers sync.WaitGroup
+	for range p.opts.Workers {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index}
+			for ch := range chunks {
+				select {
+				case results <- w.decode(ch):
+				case <-stop:
+				}
+			}
+		}()
+	}
+	go func() {
+		workers.Wait()
+		close(results)
+	}()
+
+	// Shards consume their batches in chunk order.
+	release := func(d *decoded) {
+		if d.pending.Add(-1) == 0 {
+			pool <- d.ch.buf[:0]
+		}
+	}
+	feeds := make([]chan *decoded, len(p.shards))
+	var shardsDone sync.WaitGroup
+	for s, a := range p.shards {
+		feeds[s] = make(chan *decoded, 2)
+		shardsDone.Add(1)
+		go func() {
+			defer shardsDone.Done()
+			for d := range feeds[s] {
+				batch := d.batches[s]
+				before := a.Operations()
+				for i := range batch {
+					a.Add(&batch[i])
+					if p.opts.Record != nil {
+						p.opts.Record(&batch[i])
+					}
+				}
+				p.records.Add(int64(len(batch)))
+				p.ops.Add(int64(a.Operations() - before))
+				release(d)
+			}
+		}()
+	}
+
+	// The sequencer restores input order.
+	var seqErr error
+	waiting := map[int]*decoded{}
+	next := 0
+	for d := range results {
+		waiting[d.ch.seq] = d
+		for {
+			d, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			if seqErr == nil {
+				seqErr = p.account(in.Name, index, d)
+				if seqErr != nil {
+					halt()
+				}
+			}
+			d.pending.Store(int32(len(p.shards)) + 1)
+			for s := range feeds {
+				feeds[s] <- d
+			}
+			release(d)
+		}
+	}
+	for _, f := range feeds {
+		close(f)
+	}
+	shardsDone.Wait()
+	return errors.Join(readErr, seqErr)
+}
+
+// account books a chunk's lines and invalid lines, in input order.
+func (p *Pipeline) account(name string, index int, d *decoded) error {
+	a := p.books
+	a.AddLines(d.lines, d.blank)
+	for _, inv := range d.invalid {
+		a.AddInvalid(audit.Invalid{
+			Input: name,
+			Line:  inv.err.Line,
+			Error: Reason(inv.err),
+			Pos:   audit.Position{Input: index, Line: inv.err.Line},
+		})
+		if p.opts.Rejects != nil {
+			if err := writeLine(p.opts.Rejects, inv.raw); err != nil {
+				return fmt.Errorf("writing rejects: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// worker decodes chunks; each has its own parser.
+type worker struct {
+	parser ndjson.Parser
+	dec    audit.Decoder // new for each chunk: records alias its scratch
+	shards int
+	max    int
+	input  int
+}
+
+func (w *worker) decode(ch *chunk) *decoded {
+	d := &decoded{ch: ch, batches: make([][]audit.Record, w.shards)}
+	if ch.long {
+		d.lines = 1
+		d.invalid = append(d.invalid, invalidLine{
+			err: lineTooLong(ch.firstLine, ch.offset, ch.longLength, w.max), raw: ch.data})
+		return d
+	}
+	w.dec = audit.Decoder{}
+	data := ch.data
+	line := ch.firstLine
+	offset := ch.offset
+	for len(data) > 0 {
+		end := bytes.IndexByte(data, '\n')
+		size := end + 1
+		if end < 0 {
+			end, size = len(data), len(data)
+		}
+		raw := data[:end]
+		content := raw
+		if len(content) > 0 && content[len(content)-1] == '\r' {
+			content = content[:len(content)-1]
+		}
+		d.lines++
+		switch {
+		case len(content) > w.max:
+			d.invalid = append(d.invalid, invalidLine{
+				err: lineTooLong(line, offset, int64(len(content)), w.max), raw: raw[:w.max]})
+		case ndjson.Blank(content):
+			d.blank++
+		default:
+			if err := w.record(d, content, line, offset); err != nil {
+				d.invalid = append(d.invalid, invalidLine{err: err, raw: raw})
+			}
+		}
+		data = data[size:]
+		line++
+		offset += int64(size)
+	}
+	return d
+}
+
+// record parses and decodes one line into its shard's batch.
+func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndjson.ParseError {
+	members, err := w.parser.Parse(content)
+	if err != nil {
+		var pe *ndjson.ParseError
+		if !errors.As(err, &pe) {
+			pe = &ndjson.ParseError{Err: err}
+		}
+		pe.Line, pe.Offset = line, offset
+		return pe
+	}
+	rec, err := w.dec.Decode(members, audit.Position{Input: w.input, Line: line})
+	if err != nil {
+		return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
+	}
+	s := 0
+	if w.shards > 1 {
+		s = int(xxhash.Sum64String(rec.OperationID) % uint64(w.shards))
+	}
+	d.batches[s] = append(d.batches[s], rec)
+	return nil
+}
+
+// Reason renders a line's error without its position, which the caller
+// prints as input:line.
+func Reason(pe *ndjson.ParseError) string {
+	if pe.Column > 0 {
+		return fmt.Sprintf("column %d: %v", pe.Column, pe.Err)
+	}
+	return pe.Err.Error()
+}
+
+func writeLine(w io.Writer, line []byte) error {
+	if _, err := w.Write(line); err != nil {
+		return err
+	}
+	_, err := w.Write([]byte{'\n'})
+	return err
+}

@@ -1,0 +1,214 @@
+package ingest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/ndjson"
+	"github.com/effectaudit/effectaudit/report"
+	"github.com/effectaudit/effectaudit/synth"
+)
+
+// reference audits input the simplest way: ndjson.Reader, one record at a
+// time, one Auditor. The pipeline must agree with it exactly.
+func reference(t testing.TB, input []byte, max int) (*audit.Report, string) {
+	t.Helper()
+	a := audit.New(nil)
+	r := ndjson.NewReader(bytes.NewReader(input))
+	r.MaxLineBytes = max
+	var rejects bytes.Buffer
+	for {
+		line, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		var pe *ndjson.ParseError
+		if err == nil {
+			var d audit.Decoder
+			rec, derr := d.Decode(line.Members, audit.Position{Line: line.Line})
+			if derr == nil {
+				a.Add(&rec)
+				continue
+			}
+			pe = &ndjson.ParseError{Line: line.Line, Offset: line.Offset, Err: derr}
+		} else if !errors.As(err, &pe) {
+			t.Fatalf("Read: %v", err)
+		}
+		a.AddInvalid(audit.Invalid{Input: "in", Line: pe.Line, Error: Reason(pe), Pos: audit.Position{Line: pe.Line}})
+		rejects.Write(r.RawLine())
+		rejects.WriteByte('\n')
+	}
+	a.AddLines(r.Lines(), r.BlankLines())
+	return a.Report(), rejects.String()
+}
+
+func render(t testing.TB, rep *audit.Report) string {
+	t.Helper()
+	p, err := report.New("json", report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Print(&buf, rep); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+type config struct{ workers, shards, chunk int }
+
+var configs = []config{{1, 1, 0}, {2, 2, 0}, {8, 8, 0}, {2, 3, 64}, {3, 2, 100}, {1, 4, 333}, {4, 1, 4096}}
+
+func runPipeline(t testing.TB, input []byte, max int, c config, r io.Reader) (*audit.Report, string) {
+	t.Helper()
+	var rejects bytes.Buffer
+	p := New(Options{MaxLineBytes: max, Rejects: &rejects, Workers: c.workers, Shards: c.shards, ChunkSize: c.chunk},
+		func() *audit.Auditor { return audit.New(nil) })
+	if r == nil {
+		r = bytes.NewReader(input)
+	}
+	if err := p.Read(Input{Name: "in", R: r}, 0); err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return p.Report(), rejects.String()
+}
+
+func synthLedger(t testing.TB, ops int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := synth.Generate(synth.Config{Ops: ops, Seed: 3, Window: 64}, &buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+const edgeInput = "\xef\xbb\xbf{\"type\":\"effect\",\"operationId\":\"op-1\",\"effectRef\":\"r1\"}\r\n" +
+	"\n   \n\t\r\n" +
+	`{"type":"effect","operationId":"op-\u0031","effectRef":"r\u0032"}` + "\n" +
+	`{"type":"attempt","operationId":"op-2","attemptId":"a","padding":"` + "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" + `"}` + "\r\n" +
+	"not json\n" +
+	`{"type":"attempt","operationId":"op-3","attemptId":"a","idempotencyKey":"k","payloadHash":"h1"}` + "\n" +
+	`{"type":"attempt","operationId":"op-4","attemptId":"a","idempotencyKey":"k","payloadHash":"h2"}` + "\n" +
+	`{"type":"effect","operationId":"op-3","effectRef":7}` + "\n" +
+	"[1,2]\r\n" +
+	`{"type":"effect","operationId":"op-5","result":"absent"}`
+
+// TestPipelineMatchesReader checks that cutting the input into chunks,
+// decoding on several workers and aggregating on several shards gives the
+// report and rejects of the plain one-record-at-a-time reader, byte for
+// byte, whatever the number of goroutines.
+func TestPipelineMatchesReader(t *testing.T) {
+	inputs := map[string]struct {
+		data []byte
+		max  int
+	}{
+		"synthetic":   {synthLedger(t, 3000), 0},
+		"edges":       {[]byte(edgeInput), 120},
+		"edges-tight": {[]byte(edgeInput), 70},
+		"empty":       {nil, 0},
+		"bom only":    {[]byte("\xef\xbb\xbf"), 0},
+		"no newline":  {[]byte(`{"type":"effect","operationId":"o","effectRef":"r"}`), 0},
+		"long last":   {[]byte("{}\n" + strings.Repeat("x", 300)), 100},
+	}
+	for name, in := range inputs {
+		wantRep, wantRejects := reference(t, in.data, in.max)
+		want := render(t, wantRep)
+		for _, c := range configs {
+			t.Run(fmt.Sprintf("%s/w%d-s%d-c%d", name, c.workers, c.shards, c.chunk), func(t *testing.T) {
+				rep, rejects := runPipeline(t, in.data, in.max, c, nil)
+				if diff := cmp.Diff(want, render(t, rep)); diff != "" {
+					t.Errorf("report (-reader +pipeline):\n%s", diff)
+				}
+				if diff := cmp.Diff(wantRejects, rejects); diff != "" {
+					t.Errorf("rejects (-reader +pipeline):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestPipelineSmallReads feeds the input a byte at a time.
+func TestPipelineSmallReads(t *testing.T) {
+	data := []byte(edgeInput)
+	want, _ := reference(t, data, 120)
+	got, _ := runPipeline(t, data, 120, config{2, 2, 64}, iotest.OneByteReader(bytes.NewReader(data)))
+	if diff := cmp.Diff(render(t, want), render(t, got)); diff != "" {
+		t.Errorf("report (-reader +pipeline):\n%s", diff)
+	}
+}
+
+// TestPipelineReadError makes sure a failing input ends the run with an
+// error that names it, and does not hang.
+func TestPipelineReadError(t *testing.T) {
+	data := synthLedger(t, 500)
+	r := io.MultiReader(bytes.NewReader(data), iotest.ErrReader(errors.New("disk on fire")))
+	p := New(Options{Workers: 2, Shards: 2, ChunkSize: 256}, func() *audit.Auditor { return audit.New(nil) })
+	err := p.Read(Input{Name: "ledger.ndjson", R: r}, 0)
+	var re *ReadError
+	if !errors.As(err, &re) || re.Input != "ledger.ndjson" || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("Read error = %v, want a *ReadError naming the input and cause", err)
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("rejects disk full") }
+
+func TestPipelineRejectsWriteError(t *testing.T) {
+	p := New(Options{Rejects: failWriter{}, ChunkSize: 64}, func() *audit.Auditor { return audit.New(nil) })
+	err := p.Read(Input{Name: "in", R: strings.NewReader(strings.Repeat("bad\n", 1000))}, 0)
+	if err == nil || !strings.Contains(err.Error(), "rejects disk full") {
+		t.Fatalf("Read error = %v, want the rejects write error", err)
+	}
+}
+
+// TestTruth checks the audit against the generator's intended labels.
+func TestTruth(t *testing.T) {
+	var ledger, truth bytes.Buffer
+	if _, err := synth.Generate(synth.Config{Ops: 20000, Seed: 11}, &ledger, &truth); err != nil {
+		t.Fatal(err)
+	}
+	want, order, err := synth.Truth(&truth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := runPipeline(t, ledger.Bytes(), 0, config{2, 2, 0}, nil)
+	got := map[string]string{}
+	var gotOrder []string
+	rep.Operations(func(o *audit.Operation) error {
+		got[o.OperationID] = string(o.Label)
+		gotOrder = append(gotOrder, o.OperationID)
+		return nil
+	})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("labels (-truth +audit):\n%s", diff)
+	}
+	if diff := cmp.Diff(order, gotOrder); diff != "" {
+		t.Errorf("order (-truth +audit):\n%s", diff)
+	}
+}
+
+func FuzzPipeline(f *testing.F) {
+	f.Add([]byte(edgeInput), uint8(70), uint8(2), uint8(3), uint16(64))
+	f.Add([]byte("{}\n\n{\"type\":\"effect\",\"operationId\":\"a\",\"effectRef\":\"b\"}"), uint8(0), uint8(1), uint8(1), uint16(1))
+	f.Fuzz(func(t *testing.T, data []byte, max uint8, workers, shards uint8, chunk uint16) {
+		c := config{int(workers%4) + 1, int(shards%4) + 1, int(chunk%512) + 1}
+		m := int(max)
+		wantRep, wantRejects := reference(t, data, m)
+		rep, rejects := runPipeline(t, data, m, c, nil)
+		if diff := cmp.Diff(render(t, wantRep), render(t, rep)); diff != "" {
+			t.Errorf("report (-reader +pipeline):\n%s", diff)
+		}
+		if wantRejects != rejects {
+			t.Errorf("rejects differ: %q vs %q", wantRejects, rejects)
+		}
+	})
+}

@@ -1,0 +1,617 @@
+package otlp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/ndjson"
+)
+
+// The OTLP/JSON shapes the converter reads; every other field is ignored.
+// encoding/json is enough here: OTLP input is not the hot path, and the
+// lines it sees have passed the strict NDJSON parser already. (Like any
+// encoding/json decoding, keys match case-insensitively.)
+type (
+	request struct {
+		ResourceSpans []resourceSpans `json:"resourceSpans"`
+	}
+	resourceSpans struct {
+		Resource   attributes   `json:"resource"`
+		ScopeSpans []scopeSpans `json:"scopeSpans"`
+	}
+	scopeSpans struct {
+		Scope attributes `json:"scope"`
+		Spans []span     `json:"spans"`
+	}
+	attributes struct {
+		Attributes []keyValue `json:"attributes"`
+	}
+	span struct {
+		SpanID          string          `json:"spanId"`
+		EndTimeUnixNano json.RawMessage `json:"endTimeUnixNano"`
+		Attributes      []keyValue      `json:"attributes"`
+		Status          struct {
+			Code    json.RawMessage `json:"code"`
+			Message string          `json:"message"`
+		} `json:"status"`
+	}
+	keyValue struct {
+		Key   string   `json:"key"`
+		Value anyValue `json:"value"`
+	}
+	// anyValue keeps every variant raw: attributes the mapping does not
+	// read may hold anything, and those it reads are checked one by one.
+	anyValue struct {
+		StringValue json.RawMessage `json:"stringValue"`
+		IntValue    json.RawMessage `json:"intValue"`
+		BoolValue   json.RawMessage `json:"boolValue"`
+		DoubleValue json.RawMessage `json:"doubleValue"`
+		ArrayValue  json.RawMessage `json:"arrayValue"`
+		KvlistValue json.RawMessage `json:"kvlistValue"`
+		BytesValue  json.RawMessage `json:"bytesValue"`
+	}
+)
+
+// set reports whether a variant of an AnyValue is given (not absent, not null).
+func set(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// variant returns the name of the one variant v holds, "" for an empty
+// AnyValue (which OTLP uses for an empty or null value), or an error if it
+// holds more than one.
+func (v *anyValue) variant() (string, error) {
+	name := ""
+	for _, x := range [...]struct {
+		name string
+		raw  json.RawMessage
+	}{
+		{"stringValue", v.StringValue}, {"intValue", v.IntValue}, {"boolValue", v.BoolValue},
+		{"doubleValue", v.DoubleValue}, {"arrayValue", v.ArrayValue}, {"kvlistValue", v.KvlistValue},
+		{"bytesValue", v.BytesValue},
+	} {
+		if !set(x.raw) {
+			continue
+		}
+		if name != "" {
+			return "", fmt.Errorf("the value holds both %s and %s", name, x.name)
+		}
+		name = x.name
+	}
+	return name, nil
+}
+
+// jsonError words a decoding error in terms of the OTLP document rather
+// than of the Go types it is decoded into.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "a different type"
+		switch te.Type.Kind() {
+		case reflect.Slice:
+			want = "an array"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.String:
+			want = "a string"
+		}
+		return fmt.Errorf("OTLP/JSON: %s: got %s, want %s", te.Field, te.Value, want)
+	}
+	return fmt.Errorf("OTLP/JSON: %w", err)
+}
+
+// Looks reports whether a parsed line (its top-level members) is an OTLP
+// trace export: it has a resourceSpans member.
+func Looks(members []ndjson.Member) bool {
+	for _, m := range members {
+		if string(m.Name) == "resourceSpans" {
+			return true
+		}
+	}
+	return false
+}
+
+// Converter turns OTLP/JSON lines into ledger records. Set Mapping (usually
+// DefaultMapping, perhaps with Apply) before the first Convert; the zero
+// Mapping selects no span. A Converter keeps scratch space between calls and
+// is not safe for concurrent use.
+type Converter struct {
+	Mapping Mapping
+
+	// Counters over the lines converted without error: every span seen, and
+	// those skipped for want of the Type attribute.
+	Spans, Skipped int
+
+	dec     audit.Decoder
+	recs    []audit.Record
+	buf     []byte
+	pending []pending
+	members []ndjson.Member
+}
+
+// pending is one ledger member being built: its value is buf[start:end].
+type pending struct {
+	field      string
+	attr       string // the attribute it was read from, if any
+	from       string // otherwise the part of the span it was read from
+	start, end int
+	kind       ndjson.Kind
+	escaped    bool
+}
+
+// SpanError says why a selected span does not make a valid record.
+type SpanError struct {
+	Resource, Scope, Span int    // indexes in resourceSpans, scopeSpans and spans
+	SpanID                string // as in the input; "" if the span has none
+	// Source is what the faulty field was read from: `attribute "..."`,
+	// "spanId", "endTimeUnixNano" or "status"; "" when the fault is the
+	// span's own.
+	Source string
+	Err    error // an *audit.FieldError naming the ledger field, or another error
+}
+
+func (e *SpanError) Error() string {
+	where := fmt.Sprintf("resourceSpans[%d].scopeSpans[%d].spans[%d]", e.Resource, e.Scope, e.Span)
+	if e.SpanID != "" {
+		where = fmt.Sprintf("span %q (%s)", e.SpanID, where)
+	}
+	var fe *audit.FieldError
+	switch {
+	case errors.As(e.Err, &fe) && fe.Field != "" && e.Source != "":
+		return fmt.Sprintf("%s: field %q (from %s): %s", where, fe.Field, e.Source, fe.Msg)
+	case e.Source != "":
+		return fmt.Sprintf("%s: %s: %v", where, e.Source, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", where, e.Err)
+}
+
+func (e *SpanError) Unwrap() error { return e.Err }
+
+// Convert turns one line, a TracesData or ExportTraceServiceRequest object,
+// into records: one per span that carries the Type attribute, in the order
+// of the line, each validated by audit.Decoder.Decode and positioned at pos.
+//
+// The line is the unit of accounting: if any selected span fails, Convert
+// returns its *SpanError and emits nothing from the line, just as one bad
+// field makes a whole ledger line invalid. A line that is not valid UTF-8,
+// is not OTLP/JSON of the expected shape, or has no resourceSpans member is
+// an error too. Spans without the Type attribute are skipped and counted,
+// whatever else they hold.
+//
+// emit is called only after the whole line has converted. Like a record
+// from audit.Decoder, the record it receives, strings included, is valid
+// only until the next Convert (the strings alias the Converter's buffers):
+// Auditor.Add copies what it keeps, and anyone else must Clone it.
+func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Record)) error {
+	if !utf8.Valid(line) {
+		return errors.New("OTLP/JSON: invalid UTF-8")
+	}
+	var req request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return jsonError(err)
+	}
+	rss := req.ResourceSpans
+	if rss == nil {
+		// Absent or null? Only the rare empty export pays for asking.
+		var top map[string]json.RawMessage
+		if json.Unmarshal(line, &top) != nil || top["resourceSpans"] == nil {
+			return errors.New("not an OTLP trace export: no resourceSpans member")
+		}
+	}
+
+	// Records of this line alias buf and the decoder's scratch space, which
+	// only grow until the next line.
+	c.recs = c.recs[:0]
+	c.buf = c.buf[:0]
+	c.dec.Reset()
+	spans, skipped := 0, 0
+	for ri := range rss {
+		rs := &rss[ri]
+		for si := range rs.ScopeSpans {
+			ss := &rs.ScopeSpans[si]
+			for pi := range ss.Spans {
+				spans++
+				rec, ok, err := c.convertSpan(rs, ss, &ss.Spans[pi], pos)
+				if err != nil {
+					err.Resource, err.Scope, err.Span = ri, si, pi
+					err.SpanID = ss.Spans[pi].SpanID
+					return err
+				}
+				if !ok {
+					skipped++
+					continue
+				}
+				c.recs = append(c.recs, rec)
+			}
+		}
+	}
+	c.Spans += spans
+	c.Skipped += skipped
+	for i := range c.recs {
+		emit(&c.recs[i])
+	}
+	return nil
+}
+
+// convertSpan builds and decodes the record of one span; ok is false if the
+// span is not selected. The error's position fields are left to the caller.
+func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos audit.Position) (audit.Record, bool, *SpanError) {
+	lists := [...][]keyValue{sp.Attributes, ss.Scope.Attributes, rs.Resource.Attributes}
+	m := &c.Mapping
+
+	typ, err := lookup(&lists, m.Type)
+	if err != nil {
+		return audit.Record{}, false, &SpanError{Source: attrSource(m.Type), Err: &audit.FieldError{Field: "type", Msg: err.Error()}}
+	}
+	if typ == nil {
+		return audit.Record{}, false, nil
+	}
+	spanID, err := normalizeID(sp.SpanID)
+	if err != nil {
+		return audit.Record{}, false, &SpanError{Source: "spanId", Err: err}
+	}
+
+	c.pending = c.pending[:0]
+	var recType string // the type as given, if a string: it decides the defaults
+	for _, field := range ledgerFields {
+		attr := *m.attr(field)
+		v, err := lookup(&lists, attr)
+		if err != nil {
+			return audit.Record{}, false, &SpanError{Source: attrSource(attr), Err: &audit.FieldError{Field: field, Msg: err.Error()}}
+		}
+		if v != nil {
+			s, isString, err := c.add(field, attr, v)
+			if err != nil {
+				return audit.Record{}, false, &SpanError{Source: attrSource(attr), Err: &audit.FieldError{Field: field, Msg: err.Error()}}
+			}
+			if field == "type" && isString {
+				recType = s
+			}
+			continue
+		}
+		// The attribute is absent: defaults from the span itself.
+		switch {
+		case field == "attemptId" && recType == "attempt" && spanID != "":
+			c.addString(pending{field: field, from: "spanId"}, spanID)
+		case field == "observedAt":
+			t, ok, err := unixNano(sp.EndTimeUnixNano)
+			if err != nil {
+				return audit.Record{}, false, &SpanError{Source: "endTimeUnixNano", Err: &audit.FieldError{Field: field, Msg: err.Error()}}
+			}
+			if ok {
+				start := len(c.buf)
+				c.buf = append(append(append(c.buf, '"'), t.Format("2006-01-02T15:04:05.000000000Z")...), '"')
+				c.pending = append(c.pending, pending{field: field, from: "endTimeUnixNano", start: start, end: len(c.buf), kind: ndjson.String})
+			}
+		case field == "result" && recType == "attempt":
+			result, err := statusResult(sp, &lists)
+			if err != nil {
+				return audit.Record{}, false, &SpanError{Source: "status", Err: &audit.FieldError{Field: field, Msg: err.Error()}}
+			}
+			if result != "" {
+				c.addString(pending{field: field, from: "status"}, result)
+			}
+		}
+	}
+
+	c.members = c.members[:0]
+	for _, p := range c.pending {
+		c.members = append(c.members, ndjson.Member{
+			Name: fieldName(p.field), Value: c.buf[p.start:p.end], Kind: p.kind, Escaped: p.escaped,
+		})
+	}
+	rec, err := c.dec.Decode(c.members, pos)
+	if err != nil {
+		se := &SpanError{Err: err}
+		var fe *audit.FieldError
+		if errors.As(err, &fe) {
+			se.Source = c.sourceOf(fe.Field)
+		}
+		return audit.Record{}, false, se
+	}
+	return rec, true, nil
+}
+
+// sourceOf names where a ledger field came from, for an error: the source of
+// its member, or the attribute it would have been read from.
+func (c *Converter) sourceOf(field string) string {
+	for _, p := range c.pending {
+		if p.field == field {
+			if p.attr != "" {
+				return attrSource(p.attr)
+			}
+			return p.from
+		}
+	}
+	if a := c.Mapping.attr(field); a != nil && *a != "" {
+		return attrSource(*a)
+	}
+	return ""
+}
+
+func attrSource(name string) string { return fmt.Sprintf("attribute %q", name) }
+
+// lookup finds the attribute name on the span, then its scope, then its
+// resource. It returns nil if no list has it, or if the first that has it
+// holds an empty AnyValue. A key twice in one list is an error: which one
+// the exporter meant is unknowable.
+func lookup(lists *[3][]keyValue, name string) (*anyValue, error) {
+	if name == "" {
+		return nil, nil
+	}
+	for li, list := range lists {
+		var found *anyValue
+		for i := range list {
+			if list[i].Key != name {
+				continue
+			}
+			if found != nil {
+				return nil, fmt.Errorf("attribute %q appears twice in the %s attributes", name, [...]string{"span", "scope", "resource"}[li])
+			}
+			found = &list[i].Value
+		}
+		if found == nil {
+			continue
+		}
+		kind, err := found.variant()
+		if err != nil {
+			return nil, err
+		}
+		if kind == "" {
+			return nil, nil
+		}
+		return found, nil
+	}
+	return nil, nil
+}
+
+// add appends the ledger member for an attribute value. String fields take
+// a stringValue, or an intValue as its decimal text (ids are sometimes
+// integers); attempt takes an intValue as a number, and a stringValue as a
+// string for Decode to refuse. Any other variant is an error. It returns the
+// string value when the attribute is a stringValue.
+func (c *Converter) add(field, attr string, v *anyValue) (string, bool, error) {
+	kind, _ := v.variant()
+	switch kind {
+	case "stringValue":
+		var s string
+		if err := json.Unmarshal(v.StringValue, &s); err != nil {
+			return "", false, fmt.Errorf("stringValue %s is not a string", clip(v.StringValue))
+		}
+		c.addString(pending{field: field, attr: attr}, s)
+		return s, true, nil
+	case "intValue":
+		n, err := parseInt(v.IntValue)
+		if err != nil {
+			return "", false, err
+		}
+		if field == "attempt" {
+			start := len(c.buf)
+			c.buf = strconv.AppendInt(c.buf, n, 10)
+			c.pending = append(c.pending, pending{field: field, attr: attr, start: start, end: len(c.buf), kind: ndjson.Number})
+			return "", false, nil
+		}
+		c.addString(pending{field: field, attr: attr}, strconv.FormatInt(n, 10))
+		return "", false, nil
+	}
+	if field == "attempt" {
+		return "", false, fmt.Errorf("%s %s; want an intValue", kind, clip(rawOf(v, kind)))
+	}
+	return "", false, fmt.Errorf("%s %s; want a stringValue (or an intValue)", kind, clip(rawOf(v, kind)))
+}
+
+func rawOf(v *anyValue, kind string) json.RawMessage {
+	switch kind {
+	case "boolValue":
+		return v.BoolValue
+	case "doubleValue":
+		return v.DoubleValue
+	case "arrayValue":
+		return v.ArrayValue
+	case "kvlistValue":
+		return v.KvlistValue
+	case "bytesValue":
+		return v.BytesValue
+	}
+	return nil
+}
+
+// clip shortens raw JSON for a message. The only control characters valid
+// JSON holds raw are white space between tokens; they become spaces, so
+// that a message cannot move the cursor.
+func clip(raw []byte) string {
+	const max = 32
+	more := ""
+	if len(raw) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(raw[cut]) {
+			cut--
+		}
+		raw, more = raw[:cut], "…"
+	}
+	b := []byte(string(raw))
+	for i, c := range b {
+		if c < 0x20 {
+			b[i] = ' '
+		}
+	}
+	return string(b) + more
+}
+
+// addString appends p, a string member whose value is s, JSON-quoted.
+func (c *Converter) addString(p pending, s string) {
+	p.start = len(c.buf)
+	c.buf, p.escaped = appendQuoted(c.buf, s)
+	p.end, p.kind = len(c.buf), ndjson.String
+	c.pending = append(c.pending, p)
+}
+
+// appendQuoted appends s, valid UTF-8, as a JSON string literal, and reports
+// whether the literal holds an escape.
+func appendQuoted(dst []byte, s string) ([]byte, bool) {
+	const hex = "0123456789abcdef"
+	escaped := false
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+			escaped = true
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			escaped = true
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"'), escaped
+}
+
+// parseInt reads an intValue, given as a JSON string or number: a 64-bit
+// integer in decimal.
+func parseInt(raw json.RawMessage) (int64, error) {
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return 0, fmt.Errorf("intValue %s is not a string or number", clip(raw))
+		}
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("intValue %s is not a 64-bit integer", clip(raw))
+	}
+	return n, nil
+}
+
+// unixNano reads a time in nanoseconds since the epoch (a fixed64, as a
+// JSON string or number). Absent, null and 0 mean no time.
+func unixNano(raw json.RawMessage) (time.Time, bool, error) {
+	if !set(raw) {
+		return time.Time{}, false, nil
+	}
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return time.Time{}, false, fmt.Errorf("%s is not a string or number", clip(raw))
+		}
+	}
+	n, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("%s is not a time in nanoseconds", clip(raw))
+	}
+	if n > math.MaxInt64 {
+		return time.Time{}, false, fmt.Errorf("%s is past the year 2262", clip(raw))
+	}
+	if n == 0 {
+		return time.Time{}, false, nil
+	}
+	return time.Unix(0, int64(n)).UTC(), true, nil
+}
+
+// Status codes of the OTLP Status message.
+const (
+	statusUnset = 0
+	statusOK    = 1
+	statusError = 2
+)
+
+// statusCode reads a status code, given as its number or its enum name.
+func statusCode(raw json.RawMessage) (int, error) {
+	if !set(raw) {
+		return statusUnset, nil
+	}
+	switch string(raw) {
+	case "0", `"STATUS_CODE_UNSET"`:
+		return statusUnset, nil
+	case "1", `"STATUS_CODE_OK"`:
+		return statusOK, nil
+	case "2", `"STATUS_CODE_ERROR"`:
+		return statusError, nil
+	}
+	return 0, fmt.Errorf("code %s; want 0, 1, 2 or STATUS_CODE_UNSET, STATUS_CODE_OK, STATUS_CODE_ERROR", clip(raw))
+}
+
+// statusResult derives an attempt's result from the span status.
+func statusResult(sp *span, lists *[3][]keyValue) (string, error) {
+	code, err := statusCode(sp.Status.Code)
+	if err != nil {
+		return "", err
+	}
+	switch code {
+	case statusOK:
+		return "success", nil
+	case statusError:
+		if timeoutLike(sp.Status.Message) {
+			return "timeout", nil
+		}
+		// error.type is advisory here: a value of another type or a
+		// duplicated key just does not say "timeout".
+		if v, err := lookup(lists, "error.type"); err == nil && v != nil && set(v.StringValue) {
+			var s string
+			if json.Unmarshal(v.StringValue, &s) == nil && timeoutLike(s) {
+				return "timeout", nil
+			}
+		}
+		return "error", nil
+	}
+	return "", nil
+}
+
+func timeoutLike(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "timeout") || strings.Contains(s, "deadline")
+}
+
+// normalizeID checks a span id: empty, or 16 hex digits in either case. It
+// returns the id in lower case, so exports that differ only in case name the
+// same attempt.
+func normalizeID(id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	if len(id) != 16 {
+		return "", fmt.Errorf("%q is not 16 hex digits", clipString(id))
+	}
+	b := []byte(id)
+	for i, ch := range b {
+		switch {
+		case '0' <= ch && ch <= '9', 'a' <= ch && ch <= 'f':
+		case 'A' <= ch && ch <= 'F':
+			b[i] = ch + ('a' - 'A')
+		default:
+			return "", fmt.Errorf("%q is not 16 hex digits", id)
+		}
+	}
+	return string(b), nil
+}
+
+func clipString(s string) string { return clip([]byte(s)) }
+
+// ledgerFields are the ledger fields in SPEC's order, with their member names.
+var ledgerFields = [...]string{
+	"type", "operationId", "attemptId", "idempotencyKey", "scope",
+	"payloadHash", "result", "effectRef", "observedAt", "attempt",
+}
+
+var ledgerNames = func() (b [len(ledgerFields)][]byte) {
+	for i, f := range ledgerFields {
+		b[i] = []byte(f)
+	}
+	return b
+}()
+
+// fieldName returns the member name of a ledger field.
+func fieldName(field string) []byte {
+	for i, f := range ledgerFields {
+		if f == field {
+			return ledgerNames[i]
+		}
+	}
+	return []byte(field)
+}

@@ -1,0 +1,422 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/effectaudit/effectaudit/audit"
+)
+
+// fullyPopulated returns a report in which every field that belongs to the
+// JSON document is set; TestFullyPopulated keeps it that way when the audit
+// structs grow.
+func fullyPopulated() *audit.Report {
+	four := fourOperations()
+	absent := syntheticOperation(99, audit.Absent)
+	rep := withOperations(four, append(four.OperationList(), absent))
+	rep.Summary.BlankLines = 2
+	rep.Summary.InvalidLines = 2
+	rep.Summary.Lines += 4
+	rep.Summary.Labels[audit.Absent] = 1
+	rep.Summary.Operations++
+	rep.Summary.Attempts += absent.Attempts
+	rep.Invalid = []audit.Invalid{
+		{Input: "ledger.ndjson", Line: 3, Error: `field "type": "attempts"; want "attempt" or "effect"`, Pos: audit.Position{Line: 3}},
+		{Input: "-", Line: 14, Error: "invalid JSON: unexpected end of line", Pos: audit.Position{Input: 1, Line: 14}},
+	}
+	return rep
+}
+
+// hostile returns a report whose every input string is hostile to a JSON
+// encoder or a terminal.
+func hostile() *audit.Report {
+	var ctl strings.Builder
+	for c := range 0x20 {
+		ctl.WriteByte(byte(c))
+	}
+	strs := []string{
+		ctl.String(),
+		`quote " backslash \ slash /`,
+		"html <script>&amp;</script>",
+		"separators \u2028 \u2029 and DEL \x7f",
+		"invalid \xff\xfe utf-8 \xe6\x97 \xed\xa0\x80",
+		"bidi \u202e override \u2066 isolate",
+		"esc \x1b[31m red \x1b]0;title\x07",
+		"replacement \uFFFD and emoji 🙂 and BOM \uFEFF",
+		"",
+	}
+	ops := make([]audit.Operation, len(strs))
+	for i, s := range strs {
+		op := syntheticOperation(i, audit.Labels[i%len(audit.Labels)])
+		op.OperationID = s
+		op.Reason = "reason: " + s
+		op.Results = map[string]int{s: 1, s + "2": 2, "timeout": 3}
+		op.EffectRefs = []string{s, "ref"}
+		op.IdempotencyKeys = []string{s}
+		op.PayloadHashes = []string{"sha256:" + s}
+		op.FirstObservedAt = &strs[i]
+		ops[i] = op
+	}
+	rep := reportOf(ops)
+	for _, s := range strs {
+		rep.Invalid = append(rep.Invalid, audit.Invalid{Input: s, Line: 7, Error: "error: " + s})
+	}
+	rep.Summary.InvalidLines = len(rep.Invalid)
+	return rep
+}
+
+// document is the json report as plain data: audit.Report with its
+// operations as a list, which encoding/json can encode as the reference for
+// the hand-written encoder. TestDocumentShape keeps it in step with
+// audit.Report.
+type document struct {
+	SchemaVersion int               `json:"schemaVersion"`
+	Summary       audit.Summary     `json:"summary"`
+	Operations    []audit.Operation `json:"operations"`
+	Invalid       []audit.Invalid   `json:"invalid"`
+}
+
+func documentOf(rep *audit.Report) *document {
+	return &document{rep.SchemaVersion, rep.Summary, rep.OperationList(), rep.Invalid}
+}
+
+// TestDocumentShape checks that document has the fields of audit.Report,
+// in order, plus the operations.
+func TestDocumentShape(t *testing.T) {
+	names := func(typ reflect.Type) []string {
+		var out []string
+		for i := range typ.NumField() {
+			if f := typ.Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
+				out = append(out, f.Tag.Get("json"))
+			}
+		}
+		return out
+	}
+	var want []string
+	for _, name := range names(reflect.TypeFor[audit.Report]()) {
+		if name == "invalid" {
+			want = append(want, "operations")
+		}
+		want = append(want, name)
+	}
+	if diff := cmp.Diff(want, names(reflect.TypeFor[document]())); diff != "" {
+		t.Errorf("document fields (-audit.Report +document):\n%s", diff)
+	}
+}
+
+// stdJSON is what encoding/json writes for the report.
+func stdJSON(t testing.TB, rep *audit.Report) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(documentOf(rep)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// stdNDJSON is what encoding/json writes for each operation, one per line.
+func stdNDJSON(t testing.TB, rep *audit.Report) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, op := range rep.OperationList() {
+		if err := enc.Encode(&op); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+func TestJSONParity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  *audit.Report
+	}{
+		{"four operations", fourOperations()},
+		{"fully populated", fullyPopulated()},
+		{"empty", emptyReport()},
+		{"hostile strings", hostile()},
+		{"many", manyOperations(500, 3)},
+	} {
+		t.Run(tc.name+"/json", func(t *testing.T) {
+			got := printReport(t, "json", Options{}, tc.rep)
+			if diff := cmp.Diff(string(stdJSON(t, tc.rep)), string(got)); diff != "" {
+				t.Errorf("json differs from encoding/json (-want +got):\n%s", diff)
+			}
+		})
+		t.Run(tc.name+"/ndjson", func(t *testing.T) {
+			got := printReport(t, "ndjson", Options{}, tc.rep)
+			if diff := cmp.Diff(string(stdNDJSON(t, tc.rep)), string(got)); diff != "" {
+				t.Errorf("ndjson differs from encoding/json (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFullyPopulated fails when a field of the JSON document is zero or
+// empty everywhere in fullyPopulated, so a field added to the audit structs
+// must be set there, and then TestJSONParity fails until the encoder writes
+// it.
+func TestFullyPopulated(t *testing.T) {
+	set := map[string]bool{} // field path → set somewhere
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem(), path)
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i), path+"[]")
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				f := v.Type().Field(i)
+				if !f.IsExported() || f.Tag.Get("json") == "-" {
+					continue
+				}
+				p, fv := path+"."+f.Name, v.Field(i)
+				isSet := !fv.IsZero()
+				if k := fv.Kind(); k == reflect.Slice || k == reflect.Map {
+					isSet = fv.Len() > 0
+				}
+				set[p] = set[p] || isSet
+				walk(fv, p)
+			}
+		}
+	}
+	walk(reflect.ValueOf(documentOf(fullyPopulated())), "Report")
+	for path, ok := range set {
+		if !ok {
+			t.Errorf("%s is zero or empty throughout fullyPopulated", path)
+		}
+	}
+}
+
+// TestJSONNeverNull checks that nil lists and maps print as [] and {}, where
+// encoding/json would print null.
+func TestJSONNeverNull(t *testing.T) {
+	rep := audit.NewReport(audit.Summary{}, []audit.Operation{{OperationID: "op-1", Label: audit.Uncertain}}, nil)
+	for _, tc := range []struct {
+		format, want string
+	}{
+		{"json", `{
+  "schemaVersion": 1,
+  "summary": {
+    "lines": 0,
+    "blankLines": 0,
+    "records": 0,
+    "invalidLines": 0,
+    "attempts": 0,
+    "effectObservations": 0,
+    "operations": 0,
+    "labels": {}
+  },
+  "operations": [
+    {
+      "operationId": "op-1",
+      "label": "uncertain",
+      "reason": "",
+      "nextAction": "",
+      "attempts": 0,
+      "results": {},
+      "effectObservations": 0,
+      "distinctEffects": 0,
+      "effectRefs": [],
+      "idempotencyKeys": [],
+      "payloadHashes": [],
+      "firstObservedAt": null,
+      "lastObservedAt": null
+    }
+  ],
+  "invalid": []
+}
+`},
+		{"ndjson", `{"operationId":"op-1","label":"uncertain","reason":"","nextAction":"","attempts":0,"results":{},"effectObservations":0,"distinctEffects":0,"effectRefs":[],"idempotencyKeys":[],"payloadHashes":[],"firstObservedAt":null,"lastObservedAt":null}
+`},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			got := printReport(t, tc.format, Options{}, rep)
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("empty report", func(t *testing.T) {
+		got := string(printReport(t, "json", Options{}, &audit.Report{}))
+		for _, want := range []string{`"operations": []`, `"invalid": []`, `"labels": {}`} {
+			if !strings.Contains(got, want) {
+				t.Errorf("output lacks %s:\n%s", want, got)
+			}
+		}
+		if n := len(printReport(t, "ndjson", Options{}, &audit.Report{})); n != 0 {
+			t.Errorf("ndjson of an empty report has %d bytes; want none", n)
+		}
+	})
+}
+
+// TestJSONHostile decodes what was printed for hostile strings: the output
+// must be valid JSON, and every string must come back as it went in, with
+// invalid UTF-8 replaced by U+FFFD byte by byte.
+func TestJSONHostile(t *testing.T) {
+	rep := hostile()
+	t.Run("json", func(t *testing.T) {
+		out := printReport(t, "json", Options{}, rep)
+		if !json.Valid(out) {
+			t.Fatalf("invalid JSON:\n%s", out)
+		}
+		var got document
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(valid(documentOf(rep)), &got, ignorePositions); diff != "" {
+			t.Errorf("round trip (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("ndjson", func(t *testing.T) {
+		out := printReport(t, "ndjson", Options{}, rep)
+		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		want := valid(documentOf(rep))
+		if len(lines) != len(want.Operations) {
+			t.Fatalf("%d lines for %d operations", len(lines), len(want.Operations))
+		}
+		for i, line := range lines {
+			var got audit.Operation
+			if err := json.Unmarshal([]byte(line), &got); err != nil {
+				t.Fatalf("line %d: %v", i+1, err)
+			}
+			if diff := cmp.Diff(want.Operations[i], got, ignorePositions); diff != "" {
+				t.Errorf("line %d round trip (-want +got):\n%s", i+1, diff)
+			}
+		}
+	})
+}
+
+var ignorePositions = cmp.FilterPath(func(p cmp.Path) bool {
+	f, ok := p.Last().(cmp.StructField)
+	return ok && (f.Name() == "First" || f.Name() == "Pos")
+}, cmp.Ignore())
+
+// valid returns doc with its strings as a JSON decoder gives them back: each
+// invalid UTF-8 byte replaced by U+FFFD.
+func valid(rep *document) *document {
+	fix := func(s string) string {
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			b.WriteRune(r)
+			i += size
+		}
+		return b.String()
+	}
+	fixAll := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = fix(s)
+		}
+		return out
+	}
+	out := *rep
+	out.Operations = make([]audit.Operation, len(rep.Operations))
+	for i, op := range rep.Operations {
+		op.OperationID, op.Reason, op.NextAction = fix(op.OperationID), fix(op.Reason), fix(op.NextAction)
+		results := make(map[string]int, len(op.Results))
+		for k, n := range op.Results {
+			results[fix(k)] += n
+		}
+		op.Results = results
+		op.EffectRefs, op.IdempotencyKeys, op.PayloadHashes = fixAll(op.EffectRefs), fixAll(op.IdempotencyKeys), fixAll(op.PayloadHashes)
+		if op.FirstObservedAt != nil {
+			op.FirstObservedAt = ptr(fix(*op.FirstObservedAt))
+		}
+		if op.LastObservedAt != nil {
+			op.LastObservedAt = ptr(fix(*op.LastObservedAt))
+		}
+		out.Operations[i] = op
+	}
+	out.Invalid = make([]audit.Invalid, len(rep.Invalid))
+	for i, inv := range rep.Invalid {
+		inv.Input, inv.Error = fix(inv.Input), fix(inv.Error)
+		out.Invalid[i] = inv
+	}
+	return &out
+}
+
+// TestJSONStreams checks that printing allocates the same whatever the
+// number of operations: nothing is built per operation or for the whole
+// document.
+func TestJSONStreams(t *testing.T) {
+	for _, format := range []string{"json", "ndjson"} {
+		t.Run(format, func(t *testing.T) {
+			p, err := New(format, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What the report's iterator allocates to hand out operations
+			// is the audit's business; the printer must add nothing per
+			// operation.
+			allocs := func(rep *audit.Report) float64 {
+				iterate := testing.AllocsPerRun(5, func() {
+					_ = rep.Operations(func(*audit.Operation) error { return nil })
+				})
+				printing := testing.AllocsPerRun(5, func() {
+					if err := p.Print(io.Discard, rep); err != nil {
+						t.Fatal(err)
+					}
+				})
+				return printing - iterate
+			}
+			small, large := allocs(manyOperations(100, 4)), allocs(manyOperations(20_000, 4))
+			if large > small {
+				t.Errorf("%v allocations for 20000 operations, %v for 100; want no growth", large, small)
+			}
+		})
+	}
+}
+
+func BenchmarkJSON(b *testing.B) {
+	for _, format := range []string{"json", "ndjson"} {
+		b.Run(format, func(b *testing.B) {
+			rep := manyOperations(100_000, 10)
+			p, err := New(format, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(printReport(b, format, Options{}, rep))))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.Print(io.Discard, rep); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkEncodingJSON is the reference: encoding/json on the same report.
+func BenchmarkEncodingJSON(b *testing.B) {
+	rep := manyOperations(100_000, 10)
+	doc := documentOf(rep)
+	b.SetBytes(int64(len(stdJSON(b, rep))))
+	b.ReportAllocs()
+	for b.Loop() {
+		enc := json.NewEncoder(io.Discard)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
