@@ -1,9 +1,10 @@
-// Package audit holds the ledger model and the labelling rules of SPEC.md:
-// records in, a report out. It never does I/O and never reads a clock, so
-// every rule is a plain function of its input that tests can drive.
+// Package audit holds the ledger model, the labelling rules and the findings
+// of SPEC.md: records in, a report out. It never does I/O and never reads a
+// clock, so every rule is a plain function of its input that tests can drive.
 //
-// Memory is bounded by distinct values: an operation keeps the distinct
-// attempt ids, effect refs, hashes and key pairs it has seen, never records.
+// Memory is bounded by distinct values: an operation keeps counters and the
+// distinct attempt ids, effect refs, hashes and key pairs it has seen, never
+// records.
 package audit
 
 import (
@@ -27,11 +28,12 @@ type Auditor struct {
 	strs   arena
 
 	opIndex map[string]int32
-	ops     []*opChunk
+	ops     []*[chunkSize]operation // fixed blocks: growing never copies them
 	nops    int
 
-	pairIndex map[string]int32 // scope + "\x00" + key
-	pairs     []*binding
+	pairIndex map[string]int32 // by scope + "\x00" + key
+	pairs     []*[chunkSize]binding
+	npairs    int
 	pairKey   []byte // scratch for lookups
 
 	resultIndex map[string]uint16 // results are few: intern them
@@ -43,10 +45,7 @@ type Auditor struct {
 	keepInvalid                int // 0 keeps every invalid line
 }
 
-const opChunkSize = 1 << 12
-
-// opChunk stores operations in fixed blocks so growing never copies them.
-type opChunk [opChunkSize]operation
+const chunkSize = 1 << 12
 
 type resultInfo struct {
 	name  string
@@ -55,11 +54,15 @@ type resultInfo struct {
 
 // New returns an empty Auditor. A nil policy means no result is final and
 // keys never expire.
-func New(policy Policy) *Auditor {
+func New(policy Policy) *Auditor { return NewSized(policy, 0) }
+
+// NewSized is New for about ops operations: sizing the indexes up front
+// spares the audit rehashing them as they grow.
+func NewSized(policy Policy, ops int) *Auditor {
 	return &Auditor{
 		policy:      policy,
-		opIndex:     make(map[string]int32),
-		pairIndex:   make(map[string]int32),
+		opIndex:     make(map[string]int32, ops),
+		pairIndex:   make(map[string]int32, ops),
 		resultIndex: make(map[string]uint16),
 	}
 }
@@ -67,10 +70,23 @@ func New(policy Policy) *Auditor {
 // binding is everything known about one (scope, idempotencyKey) pair
 // across this Auditor's input.
 type binding struct {
-	joined     string // scope + "\x00" + key, the index key
-	scope, key string
-	hashes     stringSet // distinct payload hashes bound to the pair
-	ops        stringSet // distinct operations carrying the pair
+	joined string    // scope + "\x00" + key
+	hashes stringSet // distinct payload hashes bound to the pair
+	ops    int32     // distinct operations carrying the pair
+
+	// Across every part of a merged audit, set by Merge.
+	allHashes, allOps int32
+}
+
+func (b *binding) scope() string { return b.joined[:len(b.joined)-len(b.key())-1] }
+
+func (b *binding) key() string {
+	for i := 0; i < len(b.joined); i++ {
+		if b.joined[i] == 0 {
+			return b.joined[i+1:]
+		}
+	}
+	return b.joined
 }
 
 // opPair is one key pair of an operation, with the span of the attempts
@@ -78,9 +94,8 @@ type binding struct {
 type opPair struct {
 	bind     int32
 	attempts int32 // attempt records carrying the pair
-	first    Instant
-	last     Instant
-	timed    bool
+	first    stamp
+	last     stamp
 }
 
 // Instants an operation keeps; see operation.times.
@@ -97,10 +112,10 @@ const (
 )
 
 // operation is the per-operation state: counters and distinct values only.
+// Its size is the audit's memory, so fields are packed.
 type operation struct {
 	id    string
-	first Position
-	label Label // set when the report is computed
+	first packedPos
 
 	attemptIDs      fingerprintSet
 	anonAttempts    int32 // attempt records without attemptId, each its own attempt
@@ -110,7 +125,9 @@ type operation struct {
 	unhashedKeyed   int32 // attempt records with a key but no payloadHash
 	effectObs       int32 // effect records that are not "absent"
 	absentObs       int32
-	absentTimed     bool // some absent observation carries observedAt
+
+	label    label
+	findings findingSet // set when the report is computed
 
 	results     [2]resultCount
 	moreResults *[]resultCount
@@ -120,11 +137,8 @@ type operation struct {
 	pair    opPair    // the first key pair; bind < 0 when none
 	more    *[]opPair
 
-	unhashedAt Position // first attempt with a key but no hash
-
-	timeSet uint16 // bit i: times[i] is set
-	secs    [nTimes]int64
-	nsecs   [nTimes]int32
+	unhashedAt packedPos // first attempt with a key but no hash
+	times      [nTimes]stamp
 }
 
 type resultCount struct {
@@ -132,40 +146,39 @@ type resultCount struct {
 	n    int32
 }
 
-func (op *operation) has(t int) bool { return op.timeSet&(1<<t) != 0 }
+func (op *operation) has(t int) bool { return op.times[t] != noStamp }
 
-func (op *operation) at(t int) Instant { return Instant{op.secs[t], op.nsecs[t]} }
-
-// track folds instant i into times[t], keeping the earliest (min) or latest.
-func (op *operation) track(t int, i Instant, min bool) {
-	if op.has(t) {
-		cur := op.at(t)
-		if min && !i.Before(cur) || !min && !cur.Before(i) {
-			return
-		}
+// track folds s into times[t], keeping the earliest (min) or the latest.
+func (op *operation) track(t int, s stamp, min bool) {
+	cur := op.times[t]
+	if cur == noStamp || min && s < cur || !min && s > cur {
+		op.times[t] = s
 	}
-	op.secs[t], op.nsecs[t] = i.Sec, i.Nsec
-	op.timeSet |= 1 << t
 }
 
 func (a *Auditor) op(id string, pos Position) *operation {
 	if i, ok := a.opIndex[id]; ok {
-		return &a.ops[i/opChunkSize][i%opChunkSize]
+		return a.opAt(int(i))
 	}
 	i := a.nops
-	if i%opChunkSize == 0 {
-		a.ops = append(a.ops, new(opChunk))
+	if i%chunkSize == 0 {
+		a.ops = append(a.ops, new([chunkSize]operation))
 	}
 	a.nops++
-	op := &a.ops[i/opChunkSize][i%opChunkSize]
+	op := a.opAt(i)
 	op.id = a.strs.clone(id)
-	op.first = pos
+	op.first = pack(pos)
 	op.pair.bind = -1
+	for t := range op.times {
+		op.times[t] = noStamp
+	}
 	a.opIndex[op.id] = int32(i)
 	return op
 }
 
-func (a *Auditor) opAt(i int) *operation { return &a.ops[i/opChunkSize][i%opChunkSize] }
+func (a *Auditor) opAt(i int) *operation { return &a.ops[i/chunkSize][i%chunkSize] }
+
+func (a *Auditor) pairAt(i int32) *binding { return &a.pairs[i/chunkSize][i%chunkSize] }
 
 // Add folds one valid record into the audit. The record's strings may alias
 // a reused buffer: Add copies whatever it keeps.
@@ -173,9 +186,11 @@ func (a *Auditor) Add(r *Record) {
 	a.records++
 	op := a.op(r.OperationID, r.Pos)
 
+	when := noStamp
 	if r.HasObservedAt {
-		op.track(tFirstSeen, r.ObservedAt, true)
-		op.track(tLastSeen, r.ObservedAt, false)
+		when = stampOf(r.ObservedAt)
+		op.track(tFirstSeen, when, true)
+		op.track(tLastSeen, when, false)
 	}
 	hash := ""
 	if r.PayloadHash != "" {
@@ -188,67 +203,70 @@ func (a *Auditor) Add(r *Record) {
 
 	switch r.Type {
 	case Attempt:
-		op.attemptRecords++
-		if r.HasObservedAt {
-			op.track(tFirstAttempt, r.ObservedAt, true)
-			op.track(tLastAttempt, r.ObservedAt, false)
-		} else {
-			op.untimedAttempts++
-		}
-		if pair == nil {
-			op.keylessAttempts++
-		} else {
-			pair.attempts++
-			if r.HasObservedAt {
-				if !pair.timed || r.ObservedAt.Before(pair.first) {
-					pair.first = r.ObservedAt
-				}
-				if !pair.timed || pair.last.Before(r.ObservedAt) {
-					pair.last = r.ObservedAt
-				}
-				pair.timed = true
-			}
-			if hash == "" {
-				if op.unhashedKeyed == 0 {
-					op.unhashedAt = r.Pos
-				}
-				op.unhashedKeyed++
-			}
-		}
-		newAttempt := true
-		if r.AttemptID == "" {
-			op.anonAttempts++
-		} else {
-			newAttempt = op.attemptIDs.add(xxhash.Sum64String(r.AttemptID))
-		}
-		if r.Result != "" {
-			code := a.result(r.Result)
-			if newAttempt {
-				op.countResult(code)
-			}
-			if r.HasObservedAt {
-				if a.results[code].name == "success" {
-					op.track(tFirstSuccess, r.ObservedAt, true)
-				}
-				if a.results[code].final {
-					op.track(tFirstFinal, r.ObservedAt, true)
-				}
-			}
-		}
+		a.addAttempt(op, r, when, pair, hash)
 	case Effect:
 		if r.Result == "absent" {
 			op.absentObs++
-			if r.HasObservedAt {
-				op.track(tLastAbsent, r.ObservedAt, false)
-				op.absentTimed = true
+			if when != noStamp {
+				op.track(tLastAbsent, when, false)
 			}
 			return
 		}
 		op.effectObs++
-		if r.HasObservedAt {
-			op.track(tFirstEffect, r.ObservedAt, true)
+		if when != noStamp {
+			op.track(tFirstEffect, when, true)
 		}
 		op.effects.add(&a.strs, r.EffectRef)
+	}
+}
+
+func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair, hash string) {
+	op.attemptRecords++
+	if when != noStamp {
+		op.track(tFirstAttempt, when, true)
+		op.track(tLastAttempt, when, false)
+	} else {
+		op.untimedAttempts++
+	}
+	if pair == nil {
+		op.keylessAttempts++
+	} else {
+		pair.attempts++
+		if when != noStamp {
+			if pair.first == noStamp || when < pair.first {
+				pair.first = when
+			}
+			if pair.last == noStamp || when > pair.last {
+				pair.last = when
+			}
+		}
+		if hash == "" {
+			if op.unhashedKeyed == 0 {
+				op.unhashedAt = pack(r.Pos)
+			}
+			op.unhashedKeyed++
+		}
+	}
+	newAttempt := true
+	if r.AttemptID == "" {
+		op.anonAttempts++
+	} else {
+		newAttempt = op.attemptIDs.add(xxhash.Sum64String(r.AttemptID))
+	}
+	if r.Result == "" {
+		return
+	}
+	code := a.result(r.Result)
+	if newAttempt {
+		op.countResult(code)
+	}
+	if when != noStamp {
+		if a.results[code].name == "success" {
+			op.track(tFirstSuccess, when, true)
+		}
+		if a.results[code].final {
+			op.track(tFirstFinal, when, true)
+		}
 	}
 }
 
@@ -259,28 +277,31 @@ func (a *Auditor) bind(op *operation, scope, key, h string) *opPair {
 	a.pairKey = append(append(append(a.pairKey[:0], scope...), 0), key...)
 	bi, ok := a.pairIndex[string(a.pairKey)]
 	if !ok {
-		joined := a.strs.clone(string(a.pairKey))
-		b := &binding{joined: joined, scope: joined[:len(scope)], key: joined[len(scope)+1:]}
-		bi = int32(len(a.pairs))
-		a.pairs = append(a.pairs, b)
-		a.pairIndex[joined] = bi
+		bi = int32(a.npairs)
+		if a.npairs%chunkSize == 0 {
+			a.pairs = append(a.pairs, new([chunkSize]binding))
+		}
+		a.npairs++
+		b := a.pairAt(bi)
+		b.joined = a.strs.clone(string(a.pairKey))
+		a.pairIndex[b.joined] = bi
 	}
-	b := a.pairs[bi]
+	b := a.pairAt(bi)
 	if h != "" {
 		b.hashes.add(&a.strs, h)
 	}
 	p := op.findPair(bi)
 	if p == nil {
-		b.ops.add(&a.strs, op.id)
-		switch {
-		case op.pair.bind < 0:
-			op.pair.bind = bi
+		b.ops++
+		entry := opPair{bind: bi, first: noStamp, last: noStamp}
+		if op.pair.bind < 0 {
+			op.pair = entry
 			p = &op.pair
-		default:
+		} else {
 			if op.more == nil {
 				op.more = &[]opPair{}
 			}
-			*op.more = append(*op.more, opPair{bind: bi})
+			*op.more = append(*op.more, entry)
 			p = &(*op.more)[len(*op.more)-1]
 		}
 	}
@@ -301,7 +322,7 @@ func (op *operation) findPair(bi int32) *opPair {
 	return nil
 }
 
-// eachPair calls fn for every key pair of op.
+// eachPair calls fn for every key pair of op, in first-seen order.
 func (op *operation) eachPair(fn func(p *opPair)) {
 	if op.pair.bind < 0 {
 		return
@@ -318,12 +339,12 @@ func (a *Auditor) result(name string) uint16 {
 	if c, ok := a.resultIndex[name]; ok {
 		return c
 	}
-	c := uint16(len(a.results))
-	if int(c) != len(a.results) {
-		// More than 65535 distinct results: fold the rest into the last
-		// code rather than miscount. No real transport has that many.
-		return c - 1
+	if len(a.results) == 1<<16-1 {
+		// No transport has that many distinct results; fold the rest into
+		// the last code rather than overflow.
+		return uint16(len(a.results) - 1)
 	}
+	c := uint16(len(a.results))
 	stored := a.strs.clone(name)
 	a.results = append(a.results, resultInfo{name: stored, final: a.policy != nil && a.policy.IsFinal(stored)})
 	a.resultIndex[stored] = c
@@ -333,11 +354,11 @@ func (a *Auditor) result(name string) uint16 {
 func (op *operation) countResult(code uint16) {
 	for i := range op.results {
 		rc := &op.results[i]
-		if rc.n > 0 && rc.code == code {
+		switch {
+		case rc.n > 0 && rc.code == code:
 			rc.n++
 			return
-		}
-		if rc.n == 0 {
+		case rc.n == 0:
 			*rc = resultCount{code: code, n: 1}
 			return
 		}
@@ -394,5 +415,5 @@ func (a *Auditor) AddLines(lines, blank int) {
 // Operations returns how many operations the Auditor has seen.
 func (a *Auditor) Operations() int { return a.nops }
 
-// Report computes the labels and the summary.
+// Report computes the labels, the findings and the summary.
 func (a *Auditor) Report() *Report { return Merge(a) }

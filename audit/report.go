@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Label is the verdict on one operation.
@@ -61,14 +62,15 @@ func NewReport(s Summary, ops []Operation, invalid []Invalid) *Report {
 
 // Summary accounts for every input line: Lines = BlankLines + Records + InvalidLines.
 type Summary struct {
-	Lines              int           `json:"lines"`
-	BlankLines         int           `json:"blankLines"`
-	Records            int           `json:"records"`
-	InvalidLines       int           `json:"invalidLines"`
-	Attempts           int           `json:"attempts"`
-	EffectObservations int           `json:"effectObservations"`
-	Operations         int           `json:"operations"`
-	Labels             map[Label]int `json:"labels"`
+	Lines              int            `json:"lines"`
+	BlankLines         int            `json:"blankLines"`
+	Records            int            `json:"records"`
+	InvalidLines       int            `json:"invalidLines"`
+	Attempts           int            `json:"attempts"`
+	EffectObservations int            `json:"effectObservations"`
+	Operations         int            `json:"operations"`
+	Labels             map[Label]int  `json:"labels"`
+	Findings           map[string]int `json:"findings"` // every code, zero or not
 }
 
 // Operation is the report on one operation.
@@ -86,6 +88,7 @@ type Operation struct {
 	PayloadHashes      []string       `json:"payloadHashes"`
 	FirstObservedAt    *string        `json:"firstObservedAt"`
 	LastObservedAt     *string        `json:"lastObservedAt"`
+	Findings           []Finding      `json:"findings"`
 
 	// First is where the operation's first record is; not part of the JSON
 	// document, but printers use it to point at the input.
@@ -105,8 +108,7 @@ type Invalid struct {
 func (r *Report) Operations(fn func(*Operation) error) error {
 	if r.view == nil {
 		for i := range r.list {
-			o := r.list[i]
-			if err := fn(&o); err != nil {
+			if err := fn(&r.list[i]); err != nil {
 				return err
 			}
 		}
@@ -133,9 +135,9 @@ func (r *Report) OperationList() []Operation {
 
 // view is the merged state of one or more Auditors, read-only once built.
 type view struct {
-	parts    []*Auditor
-	order    []opRef
-	bindings map[string]*binding // by scope + "\x00" + key, across all parts
+	parts         []*Auditor
+	order         []opRef
+	sharedEffects map[opRef][]sharedWith
 }
 
 type opRef struct {
@@ -152,10 +154,10 @@ func (v *view) op(ref opRef) (*Auditor, *operation) {
 // operations of one input (shards). Operations are listed in order of their
 // first record, whatever the sharding, so the report is deterministic.
 func Merge(parts ...*Auditor) *Report {
-	v := &view{parts: parts, bindings: mergeBindings(parts)}
+	v := &view{parts: parts}
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
-		Summary:       Summary{Labels: make(map[Label]int, len(Labels))},
+		Summary:       Summary{Labels: make(map[Label]int, len(Labels)), Findings: newFindingCounts()},
 		Invalid:       []Invalid{},
 		view:          v,
 	}
@@ -170,18 +172,86 @@ func Merge(parts ...*Auditor) *Report {
 		rep.Invalid = append(rep.Invalid, p.invalid...)
 	}
 	v.order = mergeOrder(parts)
-	if len(parts) > 1 {
-		sortInvalid(rep.Invalid)
-	}
+	slices.SortStableFunc(rep.Invalid, func(a, b Invalid) int { return comparePos(a.Pos, b.Pos) })
+	v.sharedEffects = v.findSharedEffects()
 	rep.Summary.Operations = len(v.order)
-	for _, ref := range v.order {
-		a, op := v.op(ref)
-		op.label = v.label(a, op)
-		rep.Summary.Labels[op.label]++
-		rep.Summary.Attempts += op.attempts()
-		rep.Summary.EffectObservations += int(op.effectObs)
+	v.totalPairs()
+	// Labels and findings of one part's operations depend only on reads of
+	// the others, so parts are judged in parallel.
+	tallies := make([]tally, len(parts))
+	var wg sync.WaitGroup
+	for pi := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tallies[pi] = v.judge(pi)
+		}()
+	}
+	wg.Wait()
+	for _, t := range tallies {
+		for l, n := range t.labels {
+			rep.Summary.Labels[label(l).name()] += n
+		}
+		for c, n := range t.findings {
+			rep.Summary.Findings[FindingCodes[c]] += n
+		}
+		rep.Summary.Attempts += t.attempts
+		rep.Summary.EffectObservations += t.effectObs
 	}
 	return rep
+}
+
+// totalPairs unites each key pair's bindings across the parts, so that
+// judging an operation reads its own binding only.
+func (v *view) totalPairs() {
+	for _, a := range v.parts {
+		for i := range int32(a.npairs) {
+			b := a.pairAt(i)
+			b.allHashes, b.allOps = int32(b.hashes.len()), b.ops
+			if len(v.parts) > 1 {
+				hashes, ops := v.pairTotals(b.joined)
+				b.allHashes, b.allOps = int32(len(hashes)), int32(ops)
+			}
+		}
+	}
+}
+
+// tally counts one part's labels and findings.
+type tally struct {
+	labels              [len(labelNames)]int
+	findings            [nFindings]int
+	attempts, effectObs int
+}
+
+// judge labels every operation of part pi and records its findings.
+func (v *view) judge(pi int) tally {
+	var t tally
+	a := v.parts[pi]
+	for i := range a.nops {
+		op := a.opAt(i)
+		ref := opRef{part: uint16(pi), index: int32(i)}
+		op.label = v.label(a, op)
+		op.findings, _ = v.findings(ref, false)
+		t.labels[op.label]++
+		for c := range nFindings {
+			if op.findings.has(c) {
+				t.findings[c]++
+			}
+		}
+		t.attempts += op.attempts()
+		t.effectObs += int(op.effectObs)
+	}
+	return t
+}
+
+func comparePos(a, b Position) int {
+	switch {
+	case a.Before(b):
+		return -1
+	case b.Before(a):
+		return 1
+	}
+	return 0
 }
 
 // mergeOrder interleaves the parts' operations by first position. Each
@@ -195,13 +265,12 @@ func mergeOrder(parts []*Auditor) []opRef {
 	next := make([]int, len(parts))
 	for len(order) < total {
 		best := -1
-		var bestPos Position
+		var bestPos packedPos
 		for pi, p := range parts {
 			if next[pi] >= p.nops {
 				continue
 			}
-			pos := p.opAt(next[pi]).first
-			if best < 0 || pos.Before(bestPos) {
+			if pos := p.opAt(next[pi]).first; best < 0 || pos < bestPos {
 				best, bestPos = pi, pos
 			}
 		}
@@ -211,56 +280,14 @@ func mergeOrder(parts []*Auditor) []opRef {
 	return order
 }
 
-func sortInvalid(inv []Invalid) {
-	// Insertion order within a part is input order; parts interleave.
-	for i := 1; i < len(inv); i++ {
-		for j := i; j > 0 && inv[j].Pos.Before(inv[j-1].Pos); j-- {
-			inv[j], inv[j-1] = inv[j-1], inv[j]
-		}
-	}
-}
-
-// mergeBindings returns the whole input's key bindings. With one part they
-// are that part's own; shards are united by pair.
-func mergeBindings(parts []*Auditor) map[string]*binding {
-	all := make(map[string]*binding)
-	if len(parts) == 1 {
-		for _, b := range parts[0].pairs {
-			all[b.joined] = b
-		}
-		return all
-	}
-	var ar arena
-	for _, p := range parts {
-		for _, b := range p.pairs {
-			m := all[b.joined]
-			if m == nil {
-				m = &binding{joined: b.joined, scope: b.scope, key: b.key}
-				all[b.joined] = m
-			}
-			for _, h := range b.hashes.list() {
-				m.hashes.add(&ar, h)
-			}
-			for _, id := range b.ops.list() {
-				m.ops.add(&ar, id)
-			}
-		}
-	}
-	return all
-}
-
-// binding returns the merged binding of one of a's pairs.
-func (v *view) binding(a *Auditor, p *opPair) *binding {
-	return v.bindings[a.pairs[p.bind].joined]
-}
-
 // render builds the report on one operation.
 func (v *view) render(ref opRef) Operation {
 	a, op := v.op(ref)
+	l := op.label.name()
 	o := Operation{
 		OperationID:        op.id,
-		Label:              op.label,
-		NextAction:         op.label.NextAction(),
+		Label:              l,
+		NextAction:         l.NextAction(),
 		Attempts:           op.attempts(),
 		Results:            map[string]int{},
 		EffectObservations: int(op.effectObs),
@@ -268,50 +295,62 @@ func (v *view) render(ref opRef) Operation {
 		EffectRefs:         op.effects.list(),
 		IdempotencyKeys:    []string{},
 		PayloadHashes:      op.hashes.list(),
-		First:              op.first,
+		First:              op.first.unpack(),
 	}
 	op.eachResult(func(code uint16, n int) { o.Results[a.results[code].name] = n })
 	op.eachPair(func(p *opPair) {
-		key := a.pairs[p.bind].key
-		for _, k := range o.IdempotencyKeys {
-			if k == key {
-				return
-			}
+		if key := a.pairAt(p.bind).key(); !slices.Contains(o.IdempotencyKeys, key) {
+			o.IdempotencyKeys = append(o.IdempotencyKeys, key)
 		}
-		o.IdempotencyKeys = append(o.IdempotencyKeys, key)
 	})
 	if op.has(tFirstSeen) {
-		first, last := op.at(tFirstSeen).String(), op.at(tLastSeen).String()
+		first, last := op.times[tFirstSeen].String(), op.times[tLastSeen].String()
 		o.FirstObservedAt, o.LastObservedAt = &first, &last
 	}
 	o.Reason = v.reason(a, op)
+	o.Findings = []Finding{}
+	if op.findings != 0 {
+		_, o.Findings = v.findings(ref, true)
+	}
 	return o
 }
 
-// conflict returns the first of op's key pairs bound to two or more hashes.
-func (v *view) conflict(op *operation, a *Auditor) *binding {
+// conflict returns the joined key of the first of op's key pairs bound to
+// two or more hashes anywhere in the input, and those hashes.
+func (v *view) conflict(a *Auditor, op *operation) (*binding, []string, int) {
 	var found *binding
+	var hashes []string
+	var ops int
 	op.eachPair(func(p *opPair) {
-		if b := v.binding(a, p); found == nil && b.hashes.len() >= 2 {
+		if found != nil {
+			return
+		}
+		if b := a.pairAt(p.bind); b.allHashes >= 2 {
 			found = b
+			hashes, ops = v.pairTotals(b.joined)
 		}
 	})
-	return found
+	return found, hashes, ops
 }
 
 // label returns the first rule of SPEC's Labels that matches.
-func (v *view) label(a *Auditor, op *operation) Label {
+func (v *view) label(a *Auditor, op *operation) label {
 	switch {
-	case op.hashes.len() >= 2 || v.conflict(op, a) != nil:
-		return KeyConflict
-	case op.effects.len() >= 2:
-		return Duplicate
-	case op.effects.len() == 1:
-		return Healthy
-	case op.absent():
-		return Absent
+	case op.hashes.len() >= 2:
+		return lKeyConflict
 	}
-	return Uncertain
+	if b, _, _ := v.conflict(a, op); b != nil {
+		return lKeyConflict
+	}
+	switch {
+	case op.effects.len() >= 2:
+		return lDuplicate
+	case op.effects.len() == 1:
+		return lHealthy
+	case op.absent():
+		return lAbsent
+	}
+	return lUncertain
 }
 
 // absent is SPEC's rule 4, given that op has no effect.
@@ -321,54 +360,54 @@ func (op *operation) absent() bool {
 		return false
 	case op.attemptRecords == 0:
 		return true
-	case !op.absentTimed || op.untimedAttempts > 0:
+	case !op.has(tLastAbsent) || op.untimedAttempts > 0:
 		return false
 	}
-	return !op.at(tLastAbsent).Before(op.at(tLastAttempt))
+	return op.times[tLastAbsent] >= op.times[tLastAttempt]
 }
 
 // reason puts the evidence for op's label in words.
 func (v *view) reason(a *Auditor, op *operation) string {
 	switch op.label {
-	case KeyConflict:
+	case lKeyConflict:
 		if op.hashes.len() >= 2 {
 			return fmt.Sprintf("%d payload hashes under one operation: %s",
 				op.hashes.len(), list(op.hashes.list()))
 		}
-		// Sorted: a binding's values arrive in an order that depends on
-		// how operations were sharded.
-		b := v.conflict(op, a)
-		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) by %s",
-			describePair(b), b.hashes.len(), list(sorted(b.hashes.list())), describeOps(sorted(b.ops.list())))
-	case Duplicate:
+		// Sorted: a pair's values arrive in an order that depends on how
+		// operations were sharded.
+		b, hashes, ops := v.conflict(a, op)
+		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) across %s",
+			describeKey(b), len(hashes), list(sorted(hashes)), plural(ops, "operation"))
+	case lDuplicate:
 		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
 			plural(int(op.effectObs), "effect observation"), op.effects.len(), list(op.effects.list()))
-	case Healthy:
+	case lHealthy:
 		verb := "resolves"
 		if op.effectObs > 1 {
 			verb = "resolve"
 		}
 		return fmt.Sprintf("%s %s to 1 effectRef: %s",
 			plural(int(op.effectObs), "effect observation"), verb, op.effects.first)
-	case Absent:
+	case lAbsent:
 		if op.attemptRecords == 0 {
 			return fmt.Sprintf("%s with no attempt records", plural(int(op.absentObs), "absent observation"))
 		}
 		return fmt.Sprintf("absent observed at %s, at or after every attempt (%s, last at %s)",
-			op.at(tLastAbsent), plural(op.attempts(), "attempt"), op.at(tLastAttempt))
+			op.times[tLastAbsent], plural(op.attempts(), "attempt"), op.times[tLastAttempt])
 	}
 	attempts := plural(op.attempts(), "attempt")
 	switch {
 	case op.absentObs == 0:
 		return fmt.Sprintf("%s%s, no effect observation and no proof of absence", attempts, resultSummary(a, op))
-	case !op.absentTimed:
+	case !op.has(tLastAbsent):
 		return fmt.Sprintf("%s, but no absent observation carries observedAt", attempts)
 	case op.untimedAttempts > 0:
 		return fmt.Sprintf("%s lack observedAt, so the absence observed at %s is not reliable",
-			plural(int(op.untimedAttempts), "attempt record"), op.at(tLastAbsent))
+			plural(int(op.untimedAttempts), "attempt record"), op.times[tLastAbsent])
 	}
 	return fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
-		op.at(tLastAbsent), op.at(tLastAttempt))
+		op.times[tLastAbsent], op.times[tLastAttempt])
 }
 
 // resultSummary renders the attempt results, e.g. " (timeout ×2)".
@@ -390,13 +429,6 @@ func resultSummary(a *Auditor, op *operation) string {
 func sorted(values []string) []string {
 	slices.Sort(values)
 	return values
-}
-
-func describePair(b *binding) string {
-	if b.scope == "" {
-		return b.key
-	}
-	return b.key + " (scope " + b.scope + ")"
 }
 
 func describeOps(ids []string) string {

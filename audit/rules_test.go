@@ -331,7 +331,7 @@ func TestReasons(t *testing.T) {
 		{
 			name: "key shared across operations",
 			recs: []rec{{typ: A, op: "o1", key: "k", scope: "s", hash: "h1"}, {typ: A, op: "o2", key: "k", scope: "s", hash: "h2"}},
-			want: "key k (scope s) is bound to 2 payload hashes (h1, h2) by operations o1, o2",
+			want: "key k (scope s) is bound to 2 payload hashes (h1, h2) across 2 operations",
 		},
 		{
 			name: "uncertain names the results",
@@ -376,7 +376,8 @@ func TestReportShape(t *testing.T) {
 	first, last := "2026-01-01T09:00:00Z", "2026-01-01T09:01:00Z"
 	wantSummary := Summary{
 		Lines: 4, Records: 4, Attempts: 3, EffectObservations: 1, Operations: 2,
-		Labels: map[Label]int{KeyConflict: 0, Duplicate: 0, Healthy: 1, Absent: 0, Uncertain: 1},
+		Labels:   map[Label]int{KeyConflict: 0, Duplicate: 0, Healthy: 1, Absent: 0, Uncertain: 1},
+		Findings: newFindingCounts(),
 	}
 	wantOps := []Operation{
 		{
@@ -384,13 +385,13 @@ func TestReportShape(t *testing.T) {
 			NextAction: Healthy.NextAction(), Attempts: 2, Results: map[string]int{"timeout": 1, "success": 1},
 			EffectObservations: 1, DistinctEffects: 1, EffectRefs: []string{"r1"},
 			IdempotencyKeys: []string{"k"}, PayloadHashes: []string{"h"},
-			FirstObservedAt: &first, LastObservedAt: &last, First: Position{Line: 1},
+			FirstObservedAt: &first, LastObservedAt: &last, Findings: []Finding{}, First: Position{Line: 1},
 		},
 		{
 			OperationID: "op-2", Label: Uncertain, Reason: "1 attempt, no effect observation and no proof of absence",
 			NextAction: Uncertain.NextAction(), Attempts: 1, Results: map[string]int{},
 			EffectRefs: []string{}, IdempotencyKeys: []string{}, PayloadHashes: []string{},
-			First: Position{Line: 4},
+			Findings: []Finding{}, First: Position{Line: 4},
 		},
 	}
 	if got.SchemaVersion != 1 {

@@ -2,20 +2,13 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/effectaudit/effectaudit/audit"
-	"github.com/effectaudit/effectaudit/fixtures"
-	"github.com/effectaudit/effectaudit/ingest"
-	"github.com/effectaudit/effectaudit/input"
-	"github.com/effectaudit/effectaudit/ndjson"
 	"github.com/effectaudit/effectaudit/report"
 )
 
@@ -29,15 +22,11 @@ var defaultFailOn = []string{string(audit.Duplicate), string(audit.KeyConflict),
 // AuditOptions is everything the audit command needs, parsed from flags.
 type AuditOptions struct {
 	Streams *Streams
+	Ledger  LedgerOptions
 
-	Files        []string
-	Example      bool
-	Format       string
-	FailOn       []string
-	SkipInvalid  bool
-	Rejects      string
-	MaxLineBytes int
-	All          bool
+	Format string
+	FailOn []string
+	All    bool
 }
 
 const auditLong = `Audit reads ledger records (NDJSON, one attempt or effect object per line)
@@ -55,6 +44,12 @@ Labels, first matching rule wins:
 Invalid records stop the run (exit 2) and are listed as input:line: reason,
 unless --skip-invalid is given.
 
+Findings (never change a label) name what in the retry discipline made a
+failure possible: key-churn, missing-key, missing-payload-hash, shared-key,
+shared-effect, retry-after-success, retry-after-final, retry-past-retention,
+orphan-effect, effect-before-attempt, contradictory-evidence and
+sensitive-identifier. --fail-on accepts their codes as well as labels.
+
 Exit status:
   0  the audit completed and no operation matched --fail-on
   1  the audit completed and at least one operation matched --fail-on
@@ -64,13 +59,8 @@ Exit status:
 // flag parsing.
 func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Command {
 	opts := &AuditOptions{Streams: streams}
-	labels := make([]string, len(audit.Labels))
-	for i, l := range audit.Labels {
-		labels[i] = string(l)
-	}
 	format := newEnumFlag("table", report.Formats...)
-	failOn := newListFlag(slices.Clone(defaultFailOn), labels)
-	maxLine := &sizeFlag{n: ndjson.DefaultMaxLineBytes}
+	failOn := newListFlag(slices.Clone(defaultFailOn), gateNames())
 
 	c := &cobra.Command{
 		Use:   "audit [FILE...]",
@@ -80,13 +70,11 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
   effectaudit audit traces.ndjson.gz --format json
   kubectl logs deploy/agent | effectaudit audit --fail-on duplicate,key-conflict`,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Files = args
+			if err := opts.Ledger.complete(args); err != nil {
+				return err
+			}
 			opts.Format = format.value
 			opts.FailOn = failOn.values
-			opts.MaxLineBytes = maxLine.n
-			if opts.Example && len(args) > 0 {
-				return usageError("--example audits the built-in fixture and takes no FILE")
-			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -94,65 +82,23 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 		},
 	}
 	f := c.Flags()
-	f.BoolVar(&opts.Example, "example", false, "audit the built-in four-operation fixture")
-	f.VarP(format, "format", "f", "report format: table, json or ndjson")
-	f.Var(failOn, "fail-on", "labels that make the exit status 1, comma-separated, or none")
-	f.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "audit the valid records and list invalid lines in the report")
-	f.StringVar(&opts.Rejects, "rejects", "", "write every invalid line verbatim to `FILE`")
-	f.Var(maxLine, "max-line-bytes", "longest accepted line, e.g. 16MiB; longer lines are invalid records")
+	opts.Ledger.addFlags(f)
+	f.VarP(format, "format", "f", "report format: "+strings.Join(report.Formats, ", "))
+	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated, or none")
 	f.BoolVar(&opts.All, "all", false, "table: list healthy operations even when there are more than 100")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
-func auditRun(opts *AuditOptions) (err error) {
+func auditRun(opts *AuditOptions) error {
 	s := opts.Streams
-	inputs := opts.Files
-	if len(inputs) == 0 && !opts.Example {
-		if s.InTTY {
-			return usageError("no input: give a ledger FILE, pipe NDJSON into standard input, or try --example")
-		}
-		inputs = []string{input.Stdin}
-	}
 	printer, err := report.New(opts.Format, report.Options{All: opts.All, Color: s.colorOK()})
 	if err != nil {
 		return usageError("%v", err)
 	}
-
-	ingestOpts := ingest.Options{MaxLineBytes: opts.MaxLineBytes}
-	if !opts.SkipInvalid {
-		ingestOpts.KeepInvalid = maxShownInvalid
-	}
-	if opts.Rejects != "" {
-		f, err := os.Create(opts.Rejects)
-		if err != nil {
-			return failure(fmt.Errorf("rejects: %w", err))
-		}
-		w := bufio.NewWriterSize(f, 64<<10)
-		defer func() {
-			if ferr := errors.Join(w.Flush(), f.Close()); ferr != nil && err == nil {
-				err = failure(fmt.Errorf("rejects: %w", ferr))
-			}
-		}()
-		ingestOpts.Rejects = w
-	}
-	pipe := ingest.New(ingestOpts, func() *audit.Auditor { return audit.New(nil) })
-
-	if opts.Example {
-		in := ingest.Input{Name: fixtures.FourOperationsName, R: bytes.NewReader(fixtures.FourOperations)}
-		if err := pipe.Read(in, 0); err != nil {
-			return failure(err)
-		}
-	}
-	for i, name := range inputs {
-		if err := readInput(pipe, s.In, name, i); err != nil {
-			return failure(err)
-		}
-	}
-
-	rep := pipe.Report()
-	if rep.Summary.InvalidLines > 0 && !opts.SkipInvalid {
-		return strictFailure(s.ErrOut, rep)
+	rep, _, err := readLedgers(s, &opts.Ledger, nil)
+	if err != nil {
+		return err
 	}
 	out := bufio.NewWriterSize(s.Out, 64<<10)
 	if err := printer.Print(out, rep); err != nil {
@@ -167,43 +113,25 @@ func auditRun(opts *AuditOptions) (err error) {
 	return nil
 }
 
-func readInput(pipe *ingest.Pipeline, stdin io.Reader, name string, index int) error {
-	src, err := input.Open(name, stdin)
-	if err != nil {
-		return err
+// gateNames are the names --fail-on accepts: labels, then finding codes.
+func gateNames() []string {
+	var names []string
+	for _, l := range audit.Labels {
+		names = append(names, string(l))
 	}
-	display := name
-	if name == input.Stdin {
-		display = "<stdin>"
-	}
-	err = pipe.Read(ingest.Input{Name: display, R: src}, index)
-	if cerr := src.Close(); cerr != nil && err == nil {
-		err = fmt.Errorf("%s: %w", display, cerr)
-	}
-	return err
+	return append(names, audit.FindingCodes...)
 }
 
-// strictFailure lists the first invalid lines and ends the run with status 2.
-func strictFailure(stderr io.Writer, rep *audit.Report) error {
-	w := bufio.NewWriter(stderr)
-	for _, inv := range rep.Invalid {
-		fmt.Fprintf(w, "%s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
-	}
-	if more := rep.Summary.InvalidLines - len(rep.Invalid); more > 0 {
-		fmt.Fprintf(w, "... and %d more invalid lines\n", more)
-	}
-	fmt.Fprintf(w, "effectaudit: %d invalid of %d lines; no report (use --skip-invalid to audit the rest)\n",
-		rep.Summary.InvalidLines, rep.Summary.Lines)
-	if err := w.Flush(); err != nil {
-		return failure(err)
-	}
-	return silentExit(ExitError)
-}
-
-// gateFails reports whether any operation carries a label named in failOn.
+// gateFails reports whether any operation carries a label or a finding
+// named in failOn.
 func gateFails(rep *audit.Report, failOn []string) bool {
 	for _, l := range audit.Labels {
 		if rep.Summary.Labels[l] > 0 && slices.Contains(failOn, string(l)) {
+			return true
+		}
+	}
+	for code, n := range rep.Summary.Findings {
+		if n > 0 && slices.Contains(failOn, code) {
 			return true
 		}
 	}

@@ -26,20 +26,22 @@ func TestAuditFlags(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"ledger.ndjson"},
-			want: AuditOptions{Files: []string{"ledger.ndjson"}, Format: "table",
-				FailOn: []string{"duplicate", "key-conflict", "uncertain"}, MaxLineBytes: 16 << 20},
+			want: AuditOptions{Ledger: LedgerOptions{Files: []string{"ledger.ndjson"}, MaxLineBytes: 16 << 20},
+				Format: "table", FailOn: []string{"duplicate", "key-conflict", "uncertain"}},
 		},
 		{
 			name: "every flag",
-			args: []string{"-f", "ndjson", "--fail-on", "duplicate, key-conflict,duplicate", "--skip-invalid",
-				"--rejects", "bad.ndjson", "--max-line-bytes", "64KiB", "--all", "a", "-", "b"},
-			want: AuditOptions{Files: []string{"a", "-", "b"}, Format: "ndjson", FailOn: []string{"duplicate", "key-conflict"},
-				SkipInvalid: true, Rejects: "bad.ndjson", MaxLineBytes: 64 << 10, All: true},
+			args: []string{"-f", "ndjson", "--fail-on", "duplicate, key-conflict,duplicate,shared-key", "--skip-invalid",
+				"--rejects", "bad.ndjson", "--max-line-bytes", "64KiB", "--all", "--policy", "p.yaml", "a", "-", "b"},
+			want: AuditOptions{
+				Ledger: LedgerOptions{Files: []string{"a", "-", "b"}, SkipInvalid: true, Rejects: "bad.ndjson",
+					MaxLineBytes: 64 << 10, Policy: "p.yaml"},
+				Format: "ndjson", FailOn: []string{"duplicate", "key-conflict", "shared-key"}, All: true},
 		},
 		{
 			name: "fail-on none",
 			args: []string{"--example", "--fail-on", "none"},
-			want: AuditOptions{Example: true, Format: "table", MaxLineBytes: 16 << 20},
+			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 16 << 20}, Format: "table"},
 		},
 	}
 	for _, tt := range tests {
@@ -51,7 +53,7 @@ func TestAuditFlags(t *testing.T) {
 			if err := c.Execute(); err != nil {
 				t.Fatalf("Execute: %v", err)
 			}
-			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreFields(AuditOptions{}, "Streams"), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(&tt.want, got, cmpopts.IgnoreFields(AuditOptions{}, "Streams"), cmpopts.IgnoreUnexported(LedgerOptions{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 		})
@@ -64,7 +66,7 @@ func TestAuditFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--format", "xml"}, `"xml" is not one of table, json, ndjson`},
-		{[]string{"--fail-on", "dupe"}, `"dupe" is not one of none, key-conflict, duplicate, healthy, absent, uncertain`},
+		{[]string{"--fail-on", "dupe"}, `"dupe" is not one of none, key-conflict, duplicate, healthy, absent, uncertain, key-churn,`},
 		{[]string{"--fail-on", ","}, "empty list"},
 		{[]string{"--max-line-bytes", "0"}, "is not a size"},
 		{[]string{"--max-line-bytes", "3GiB"}, "is not a size"},

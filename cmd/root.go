@@ -41,6 +41,8 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 	})
 	root.AddCommand(
 		NewCmdAudit(streams, nil),
+		NewCmdExplain(streams, nil),
+		NewCmdHash(streams, nil),
 		NewCmdVersion(streams),
 	)
 	return root

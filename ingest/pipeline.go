@@ -63,6 +63,8 @@ type Pipeline struct {
 
 	records atomic.Int64 // for progress reports
 	ops     atomic.Int64
+
+	batches sync.Pool // of *[]audit.Record, reused across chunks
 }
 
 // New returns a pipeline whose shards are made by newAuditor.
@@ -157,7 +159,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index}
+			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch}
 			for ch := range chunks {
 				select {
 				case results <- w.decode(ch):
@@ -195,6 +197,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 				}
 				p.records.Add(int64(len(batch)))
 				p.ops.Add(int64(a.Operations() - before))
+				p.putBatch(batch)
 				release(d)
 			}
 		}()
@@ -253,8 +256,18 @@ func (p *Pipeline) account(name string, index int, d *decoded) error {
 	return nil
 }
 
+func (p *Pipeline) getBatch(capacity int) []audit.Record {
+	if b, ok := p.batches.Get().(*[]audit.Record); ok && cap(*b) >= capacity {
+		return (*b)[:0]
+	}
+	return make([]audit.Record, 0, capacity)
+}
+
+func (p *Pipeline) putBatch(b []audit.Record) { p.batches.Put(&b) }
+
 // worker decodes chunks; each has its own parser.
 type worker struct {
+	batch  func(capacity int) []audit.Record
 	parser ndjson.Parser
 	dec    audit.Decoder // new for each chunk: records alias its scratch
 	shards int
@@ -271,6 +284,11 @@ func (w *worker) decode(ch *chunk) *decoded {
 		return d
 	}
 	w.dec = audit.Decoder{}
+	// Growing a batch record by record would copy it over and over.
+	const minRecordBytes = 128
+	for s := range d.batches {
+		d.batches[s] = w.batch(len(ch.data)/minRecordBytes/w.shards + 16)
+	}
 	data := ch.data
 	line := ch.firstLine
 	offset := ch.offset

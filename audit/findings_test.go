@@ -1,0 +1,285 @@
+package audit
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testPolicy makes invalid_arguments final and keys last a day, two hours in
+// scope "short".
+type testPolicy struct{}
+
+func (testPolicy) IsFinal(result string) bool { return result == "invalid_arguments" }
+
+func (testPolicy) Retention(scope string) time.Duration {
+	if scope == "short" {
+		return 2 * time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// codes returns the finding codes of each operation.
+func codes(t *testing.T, recs []rec) map[string][]string {
+	t.Helper()
+	records := build(t, recs)
+	a := New(testPolicy{})
+	for i := range records {
+		a.Add(&records[i])
+	}
+	rep := a.Report()
+	out := map[string][]string{}
+	for _, o := range rep.OperationList() {
+		for _, f := range o.Findings {
+			out[o.OperationID] = append(out[o.OperationID], f.Code)
+			if f.Message == "" {
+				t.Errorf("%s: finding %s has no message", o.OperationID, f.Code)
+			}
+		}
+	}
+	// The summary counts what the operations carry.
+	for _, c := range FindingCodes {
+		n := 0
+		for _, cs := range out {
+			if slices.Contains(cs, c) {
+				n++
+			}
+		}
+		if rep.Summary.Findings[c] != n {
+			t.Errorf("summary counts %d %s, operations carry %d", rep.Summary.Findings[c], c, n)
+		}
+	}
+	return out
+}
+
+func TestFindings(t *testing.T) {
+	const (
+		t0 = "2026-11-29T10:00:00Z"
+		t1 = "2026-11-29T10:05:00Z"
+		t2 = "2026-11-29T10:10:00Z"
+	)
+	tests := []struct {
+		name string
+		recs []rec
+		want map[string][]string
+	}{
+		{
+			name: "key-churn: a new key per retry",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k1", hash: "h"},
+				{typ: A, op: "o", attempt: "2", key: "k2", hash: "h"},
+			},
+			want: map[string][]string{"o": {"key-churn"}},
+		},
+		{
+			name: "no key-churn: one key in two scopes, or a second key only on an effect",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", scope: "a", hash: "h"},
+				{typ: A, op: "o", attempt: "2", key: "k", scope: "b", hash: "h"},
+				{typ: E, op: "o", key: "other", hash: "h", ref: "r"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "missing-key: a retry without a key",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h"},
+				{typ: A, op: "o", attempt: "2", hash: "h"},
+			},
+			want: map[string][]string{"o": {"missing-key"}},
+		},
+		{
+			name: "no missing-key: a single attempt without a key",
+			recs: []rec{{typ: A, op: "o", attempt: "1", hash: "h"}, {typ: E, op: "o", ref: "r"}},
+			want: map[string][]string{},
+		},
+		{
+			name: "missing-payload-hash: a key without a hash",
+			recs: []rec{{typ: A, op: "o", attempt: "1", key: "k"}},
+			want: map[string][]string{"o": {"missing-payload-hash"}},
+		},
+		{
+			name: "no missing-payload-hash: an effect with a key but no hash",
+			recs: []rec{{typ: A, op: "o", attempt: "1", key: "k", hash: "h"}, {typ: E, op: "o", key: "k", ref: "r"}},
+			want: map[string][]string{},
+		},
+		{
+			name: "shared-key: two operations, one key, one hash",
+			recs: []rec{
+				{typ: A, op: "o1", attempt: "1", key: "k", scope: "s", hash: "h"},
+				{typ: A, op: "o2", attempt: "1", key: "k", scope: "s", hash: "h"},
+			},
+			want: map[string][]string{"o1": {"shared-key"}, "o2": {"shared-key"}},
+		},
+		{
+			name: "no shared-key: the same key in two scopes",
+			recs: []rec{
+				{typ: A, op: "o1", attempt: "1", key: "k", scope: "s1", hash: "h"},
+				{typ: A, op: "o2", attempt: "1", key: "k", scope: "s2", hash: "h"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "no shared-key: two hashes make it a key conflict instead",
+			recs: []rec{
+				{typ: A, op: "o1", attempt: "1", key: "k", hash: "h1"},
+				{typ: A, op: "o2", attempt: "1", key: "k", hash: "h2"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "shared-effect: one effectRef under two operations",
+			recs: []rec{
+				{typ: A, op: "o1", attempt: "1"}, {typ: E, op: "o1", ref: "charge-1"},
+				{typ: A, op: "o2", attempt: "1"}, {typ: E, op: "o2", ref: "charge-1"},
+			},
+			want: map[string][]string{"o1": {"shared-effect"}, "o2": {"shared-effect"}},
+		},
+		{
+			name: "no shared-effect: refs differ in case",
+			recs: []rec{
+				{typ: A, op: "o1", attempt: "1"}, {typ: E, op: "o1", ref: "charge-1"},
+				{typ: A, op: "o2", attempt: "1"}, {typ: E, op: "o2", ref: "Charge-1"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-after-success",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", result: "success", when: t0},
+				{typ: A, op: "o", attempt: "2", result: "timeout", when: t1},
+			},
+			want: map[string][]string{"o": {"missing-key", "retry-after-success"}},
+		},
+		{
+			name: "no retry-after-success: the later attempt has no observedAt",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t0},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "no retry-after-success: the success came last",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "timeout", when: t0},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "success", when: t1},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-after-final",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "invalid_arguments", when: t0},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: t1},
+			},
+			want: map[string][]string{"o": {"retry-after-final"}},
+		},
+		{
+			name: "no retry-after-final: a retryable result first",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "http_503", when: t0},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "invalid_arguments", when: t1},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-past-retention: attempts under one key span more than the scope keeps it",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", scope: "short", hash: "h", when: "2026-11-29T10:00:00Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", scope: "short", hash: "h", when: "2026-11-29T12:00:01Z"},
+			},
+			want: map[string][]string{"o": {"retry-past-retention"}},
+		},
+		{
+			name: "no retry-past-retention: within the default scope's day, time zones resolved",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "2026-11-29T10:00:00Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2026-11-30T11:00:00+02:00"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "orphan-effect",
+			recs: []rec{{typ: E, op: "o", ref: "r"}},
+			want: map[string][]string{"o": {"orphan-effect"}},
+		},
+		{
+			name: "no orphan-effect: only an absence",
+			recs: []rec{{typ: E, op: "o", result: "absent"}},
+			want: map[string][]string{},
+		},
+		{
+			name: "effect-before-attempt",
+			recs: []rec{
+				{typ: E, op: "o", ref: "r", when: t0},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t1},
+			},
+			want: map[string][]string{"o": {"effect-before-attempt"}},
+		},
+		{
+			name: "no effect-before-attempt: the effect is untimed",
+			recs: []rec{
+				{typ: E, op: "o", ref: "r"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t1},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "contradictory-evidence",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t0},
+				{typ: E, op: "o", ref: "r", when: t1},
+				{typ: E, op: "o", result: "absent", when: t2},
+			},
+			want: map[string][]string{"o": {"contradictory-evidence"}},
+		},
+		{
+			name: "sensitive-identifier: an e-mail address in the operation id",
+			recs: []rec{{typ: A, op: "op-send:alice@example.com", attempt: "1", key: "k", hash: "h"}, {typ: E, op: "op-send:alice@example.com", ref: "r"}},
+			want: map[string][]string{"op-send:alice@example.com": {"sensitive-identifier"}},
+		},
+		{
+			name: "no sensitive-identifier: ordinary ids and keys",
+			recs: []rec{
+				{typ: A, op: "op-email-3", attempt: "1", key: "ticket-481:create-task:v1", hash: "sha256:5446a8c523c64babf9881d182e9e2ba5eed12bbe7138ce1318555ed18b31148c"},
+				{typ: E, op: "op-email-3", ref: "r"},
+				{typ: A, op: "6f1c0b1e-8d0a-4f6e-9d77-3c1f5c7b2a10", attempt: "1", key: "7d1e2f3a-1b2c-4d5e-8f90-a1b2c3d4e5f6", hash: "h"},
+				{typ: E, op: "6f1c0b1e-8d0a-4f6e-9d77-3c1f5c7b2a10", ref: "r2"},
+			},
+			want: map[string][]string{},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, codes(t, tt.recs)); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFindingsAcrossShards checks that findings that span operations
+// (shared keys and effects) are found when the operations sit in different
+// Auditors.
+func TestFindingsAcrossShards(t *testing.T) {
+	recs := build(t, []rec{
+		{typ: A, op: "o1", attempt: "1", key: "k", hash: "h"}, {typ: E, op: "o1", ref: "charge-1"},
+		{typ: A, op: "o2", attempt: "1", key: "k", hash: "h"}, {typ: E, op: "o2", ref: "charge-1"},
+	})
+	single := New(testPolicy{})
+	shards := []*Auditor{New(testPolicy{}), New(testPolicy{})}
+	for i := range recs {
+		single.Add(&recs[i])
+		shards[i/2].Add(&recs[i])
+	}
+	want, got := single.Report(), Merge(shards...)
+	if diff := cmp.Diff(want.OperationList(), got.OperationList()); diff != "" {
+		t.Errorf("operations (-single +sharded):\n%s", diff)
+	}
+	if got.Summary.Findings["shared-key"] != 2 || got.Summary.Findings["shared-effect"] != 2 {
+		t.Errorf("summary findings %v, want 2 shared-key and 2 shared-effect", got.Summary.Findings)
+	}
+}

@@ -1,0 +1,262 @@
+package cmd
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/report"
+)
+
+// ExplainOptions is everything the explain command needs.
+type ExplainOptions struct {
+	Streams     *Streams
+	Ledger      LedgerOptions
+	OperationID string
+	Format      string
+}
+
+// NewCmdExplain builds the explain command.
+func NewCmdExplain(streams *Streams, runF func(*ExplainOptions) error) *cobra.Command {
+	opts := &ExplainOptions{Streams: streams}
+	format := newEnumFlag("table", "table", "json")
+	c := &cobra.Command{
+		Use:   "explain OPERATION_ID [FILE...]",
+		Short: "Show one operation's records, label, reason, findings and next action",
+		Long: `Explain audits the inputs as audit does (a label can depend on other
+operations through shared keys) and prints every record of one operation in
+time order, then input order, each with its input and line, followed by the
+operation's label, reason, findings and next action.
+
+Exit status: 0 when the operation was found, 2 when it was not (with the
+closest operation ids seen) or on a usage or input error.`,
+		Example: `  effectaudit explain op-webhook-77 --example
+  effectaudit explain op-7f3a9c2e-0001234 traces.ndjson.gz --format json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.OperationID = args[0]
+			if err := opts.Ledger.complete(args[1:]); err != nil {
+				return err
+			}
+			opts.Format = format.value
+			if runF != nil {
+				return runF(opts)
+			}
+			return explainRun(opts)
+		},
+	}
+	opts.Ledger.addFlags(c.Flags())
+	c.Flags().VarP(format, "format", "f", "output format: table or json")
+	return c
+}
+
+// explained is one record of the operation, as explain shows it.
+type explained struct {
+	Input          string  `json:"input"`
+	Line           int     `json:"line"`
+	Type           string  `json:"type"`
+	AttemptID      string  `json:"attemptId,omitempty"`
+	IdempotencyKey string  `json:"idempotencyKey,omitempty"`
+	Scope          string  `json:"scope,omitempty"`
+	PayloadHash    string  `json:"payloadHash,omitempty"`
+	Result         string  `json:"result,omitempty"`
+	EffectRef      string  `json:"effectRef,omitempty"`
+	ObservedAt     *string `json:"observedAt"`
+
+	at  audit.Instant
+	pos audit.Position
+}
+
+func explainRun(opts *ExplainOptions) error {
+	var (
+		mu      sync.Mutex
+		records []explained
+	)
+	keep := func(r *audit.Record) {
+		if r.OperationID != opts.OperationID {
+			return
+		}
+		e := explained{
+			Line: r.Pos.Line, Type: r.Type.String(), AttemptID: r.AttemptID, IdempotencyKey: r.IdempotencyKey,
+			Scope: r.Scope, PayloadHash: r.PayloadHash, Result: r.Result, EffectRef: r.EffectRef,
+			at: r.ObservedAt, pos: r.Pos,
+		}
+		e = e.clone()
+		if r.HasObservedAt {
+			s := r.ObservedAt.String()
+			e.ObservedAt = &s
+		}
+		mu.Lock()
+		records = append(records, e)
+		mu.Unlock()
+	}
+	rep, names, err := readLedgers(opts.Streams, &opts.Ledger, keep)
+	if err != nil {
+		return err
+	}
+	var op *audit.Operation
+	var ids []string
+	err = rep.Operations(func(o *audit.Operation) error {
+		if o.OperationID == opts.OperationID {
+			found := *o
+			op = &found
+		} else {
+			ids = closest(ids, o.OperationID, opts.OperationID)
+		}
+		return nil
+	})
+	if err != nil {
+		return failure(err)
+	}
+	if op == nil {
+		msg := fmt.Sprintf("operation %q not found", opts.OperationID)
+		if len(ids) > 0 {
+			msg += "; closest ids: " + strings.Join(ids, ", ")
+		}
+		return failure(fmt.Errorf("%s", report.Sanitize(msg)))
+	}
+	for i := range records {
+		records[i].Input = names[records[i].pos.Input]
+	}
+	// Time order, then input order; untimed records after the timed ones.
+	slices.SortStableFunc(records, func(a, b explained) int {
+		switch {
+		case (a.ObservedAt == nil) != (b.ObservedAt == nil):
+			if a.ObservedAt == nil {
+				return 1
+			}
+			return -1
+		case a.ObservedAt != nil && a.at != b.at:
+			if a.at.Before(b.at) {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.pos.Input, b.pos.Input), cmp.Compare(a.pos.Line, b.pos.Line))
+	})
+	out := bufio.NewWriter(opts.Streams.Out)
+	if opts.Format == "json" {
+		err = writeExplainJSON(out, op, records)
+	} else {
+		err = writeExplainText(out, op, records)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		return failure(fmt.Errorf("writing explanation: %w", err))
+	}
+	return nil
+}
+
+func (e explained) clone() explained {
+	for _, s := range []*string{&e.AttemptID, &e.IdempotencyKey, &e.Scope, &e.PayloadHash, &e.Result, &e.EffectRef} {
+		*s = strings.Clone(*s)
+	}
+	return e
+}
+
+func writeExplainJSON(w io.Writer, op *audit.Operation, records []explained) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Operation *audit.Operation `json:"operation"`
+		Records   []explained      `json:"records"`
+	}{op, records})
+}
+
+func writeExplainText(w io.Writer, op *audit.Operation, records []explained) error {
+	fmt.Fprintf(w, "%s\n\n", report.Sanitize(op.OperationID))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WHERE\tOBSERVED\tTYPE\tATTEMPT\tRESULT\tKEY\tHASH\tEFFECT")
+	for _, r := range records {
+		when := "-"
+		if r.ObservedAt != nil {
+			when = *r.ObservedAt
+		}
+		key := r.IdempotencyKey
+		if key != "" && r.Scope != "" {
+			key += " (" + r.Scope + ")"
+		}
+		fmt.Fprintf(tw, "%s:%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", report.Sanitize(r.Input), r.Line, when, r.Type,
+			dash(r.AttemptID), dash(r.Result), dash(key), dash(short(r.PayloadHash)), dash(r.EffectRef))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nlabel:       %s\nreason:      %s\n", op.Label, report.Sanitize(op.Reason))
+	if len(op.Findings) == 0 {
+		fmt.Fprintln(w, "findings:    none")
+	}
+	for i, f := range op.Findings {
+		head := "findings:   "
+		if i > 0 {
+			head = "            "
+		}
+		fmt.Fprintf(w, "%s %s: %s\n", head, f.Code, report.Sanitize(f.Message))
+	}
+	_, err := fmt.Fprintf(w, "next action: %s\n", op.NextAction)
+	return err
+}
+
+// dash sanitizes s for the terminal, or stands in for an absent value.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return report.Sanitize(s)
+}
+
+// short abbreviates a long hash for the table; json has it whole.
+func short(h string) string {
+	if len(h) > 20 {
+		return h[:19] + "…"
+	}
+	return h
+}
+
+// closest keeps the three ids nearest to want by edit distance, in order.
+func closest(best []string, id, want string) []string {
+	const keep = 3
+	d := distance(id, want)
+	if len(best) == keep && d >= distance(best[keep-1], want) {
+		return best
+	}
+	best = append(best, id)
+	slices.SortStableFunc(best, func(a, b string) int { return cmp.Compare(distance(a, want), distance(b, want)) })
+	return best[:min(len(best), keep)]
+}
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	if len(a) > 256 || len(b) > 256 {
+		return max(len(a), len(b)) // long ids are never close; keep this cheap
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

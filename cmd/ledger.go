@@ -1,0 +1,180 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/spf13/pflag"
+
+	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/fixtures"
+	"github.com/effectaudit/effectaudit/ingest"
+	"github.com/effectaudit/effectaudit/input"
+	"github.com/effectaudit/effectaudit/ndjson"
+	"github.com/effectaudit/effectaudit/policy"
+	"github.com/effectaudit/effectaudit/report"
+)
+
+// LedgerOptions are what every command that reads ledgers shares: the
+// inputs and how strictly they are read.
+type LedgerOptions struct {
+	Files        []string
+	Example      bool
+	SkipInvalid  bool
+	Rejects      string
+	MaxLineBytes int
+	Policy       string
+
+	maxLine sizeFlag
+}
+
+func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
+	o.maxLine.n = ndjson.DefaultMaxLineBytes
+	f.BoolVar(&o.Example, "example", false, "read the built-in four-operation fixture")
+	f.StringVar(&o.Policy, "policy", "", "retry policy `FILE` (YAML) for the findings; default: the built-in policy")
+	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "audit the valid records and list invalid lines in the report")
+	f.StringVar(&o.Rejects, "rejects", "", "write every invalid line verbatim to `FILE`")
+	f.Var(&o.maxLine, "max-line-bytes", "longest accepted line, e.g. 16MiB; longer lines are invalid records")
+}
+
+// complete fills in what flags parsed into helper values.
+func (o *LedgerOptions) complete(files []string) error {
+	o.Files = files
+	o.MaxLineBytes = o.maxLine.n
+	if o.Example && len(files) > 0 {
+		return usageError("--example reads the built-in fixture and takes no FILE")
+	}
+	return nil
+}
+
+// readLedgers audits the inputs of o and returns the report and the input
+// names as reports show them. record, if set, sees every valid record (see
+// ingest.Options.Record). In strict mode, invalid records end the run here
+// with exit status 2 after listing them.
+func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep *audit.Report, names []string, err error) {
+	inputs := o.Files
+	if len(inputs) == 0 && !o.Example {
+		if s.InTTY {
+			return nil, nil, usageError("no input: give a ledger FILE, pipe NDJSON into standard input, or try --example")
+		}
+		inputs = []string{input.Stdin}
+	}
+	pol, err := loadPolicy(o.Policy)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := ingest.Options{MaxLineBytes: o.MaxLineBytes, Record: record}
+	if !o.SkipInvalid {
+		opts.KeepInvalid = maxShownInvalid
+	}
+	if o.Rejects != "" {
+		f, err := os.Create(o.Rejects)
+		if err != nil {
+			return nil, nil, failure(fmt.Errorf("rejects: %w", err))
+		}
+		w := bufio.NewWriterSize(f, 64<<10)
+		defer func() {
+			if ferr := errors.Join(w.Flush(), f.Close()); ferr != nil && err == nil {
+				err = failure(fmt.Errorf("rejects: %w", ferr))
+			}
+		}()
+		opts.Rejects = w
+	}
+	shards := runtime.GOMAXPROCS(0)
+	opsHint := int(sizeOf(inputs) / bytesPerOperation / int64(shards))
+	opts.Shards = shards
+	pipe := ingest.New(opts, func() *audit.Auditor { return audit.NewSized(pol, opsHint) })
+
+	if o.Example {
+		names = append(names, fixtures.FourOperationsName)
+		in := ingest.Input{Name: fixtures.FourOperationsName, R: bytes.NewReader(fixtures.FourOperations)}
+		if err := pipe.Read(in, 0); err != nil {
+			return nil, nil, failure(err)
+		}
+	} else {
+		for i, name := range inputs {
+			display := name
+			if name == input.Stdin {
+				display = "<stdin>"
+			}
+			names = append(names, display)
+			if err := readInput(pipe, s.In, name, display, i); err != nil {
+				return nil, nil, failure(err)
+			}
+		}
+	}
+	rep = pipe.Report()
+	if rep.Summary.InvalidLines > 0 && !o.SkipInvalid {
+		return nil, nil, strictFailure(s.ErrOut, rep)
+	}
+	return rep, names, nil
+}
+
+func readInput(pipe *ingest.Pipeline, stdin io.Reader, name, display string, index int) error {
+	src, err := input.Open(name, stdin)
+	if err != nil {
+		return err
+	}
+	err = pipe.Read(ingest.Input{Name: display, R: src}, index)
+	if cerr := src.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("%s: %w", display, cerr)
+	}
+	return err
+}
+
+// strictFailure lists the first invalid lines and ends the run with status 2.
+func strictFailure(stderr io.Writer, rep *audit.Report) error {
+	w := bufio.NewWriter(stderr)
+	for _, inv := range rep.Invalid {
+		fmt.Fprintf(w, "%s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
+	}
+	if more := rep.Summary.InvalidLines - len(rep.Invalid); more > 0 {
+		fmt.Fprintf(w, "... and %d more invalid lines\n", more)
+	}
+	fmt.Fprintf(w, "effectaudit: %d invalid of %d lines; no report (use --skip-invalid to audit the rest)\n",
+		rep.Summary.InvalidLines, rep.Summary.Lines)
+	if err := w.Flush(); err != nil {
+		return failure(err)
+	}
+	return silentExit(ExitError)
+}
+
+// loadPolicy reads the --policy file, or returns the built-in policy.
+func loadPolicy(name string) (*policy.Policy, error) {
+	if name == "" {
+		return policy.Default(), nil
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, failure(fmt.Errorf("policy: %w", err))
+	}
+	p, err := policy.Parse(name, data)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	return p, nil
+}
+
+// bytesPerOperation is what an operation takes in a typical ledger (about
+// three records of 270 bytes); it turns input sizes into a capacity hint.
+const bytesPerOperation = 800
+
+// sizeOf adds up the sizes of the regular files among names; compressed
+// files count as their compressed size, which only makes the hint low.
+func sizeOf(names []string) int64 {
+	var total int64
+	for _, name := range names {
+		if name == input.Stdin {
+			continue
+		}
+		if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
+			total += st.Size()
+		}
+	}
+	return total
+}
