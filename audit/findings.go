@@ -75,12 +75,12 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			len(attemptKeys), list(attemptKeys))
 	}
 	if op.attempts() >= 2 && op.keylessAttempts > 0 {
-		raise(fMissingKey, "%s of %s carry no idempotencyKey",
-			plural(int(op.keylessAttempts), "attempt record"), plural(op.attempts(), "attempt"))
+		raise(fMissingKey, "%s of %s %s no idempotencyKey",
+			plural(int(op.keylessAttempts), "attempt record"), plural(op.attempts(), "attempt"), carry(op.keylessAttempts))
 	}
 	if op.unhashedKeyed > 0 {
-		raise(fMissingPayloadHash, "%s carry an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
-			plural(int(op.unhashedKeyed), "attempt record"), op.unhashedAt.unpack().Line)
+		raise(fMissingPayloadHash, "%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
+			plural(int(op.unhashedKeyed), "attempt record"), carry(op.unhashedKeyed), op.unhashedAt.unpack().Line)
 	}
 	op.eachPair(func(p *opPair) {
 		if set.has(fSharedKey) {
@@ -127,14 +127,14 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			plural(int(op.effectObs), "effect observation"), plural(int(op.absentObs), "absent observation"))
 	}
 	if reason, ok := sensitive.Check(op.id); ok {
-		raise(fSensitiveIdentifier, "operationId looks like it carries a %s", reason)
+		raise(fSensitiveIdentifier, "operationId looks like it carries sensitive data (%s)", reason)
 	} else {
 		op.eachPair(func(p *opPair) {
 			if set.has(fSensitiveIdentifier) {
 				return
 			}
 			if reason, ok := sensitive.Check(a.pairAt(p.bind).key()); ok {
-				raise(fSensitiveIdentifier, "an idempotencyKey looks like it carries a %s", reason)
+				raise(fSensitiveIdentifier, "an idempotencyKey looks like it carries sensitive data (%s)", reason)
 			}
 		})
 	}
@@ -230,6 +230,14 @@ func (v *view) markShared(shared map[opRef][]sharedWith, group []effectEntry) {
 			}
 		}
 	}
+}
+
+// carry agrees the verb with a count of records.
+func carry(n int32) string {
+	if n == 1 {
+		return "carries"
+	}
+	return "carry"
 }
 
 func describeKey(b *binding) string {

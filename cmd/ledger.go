@@ -17,6 +17,7 @@ import (
 	"github.com/effectaudit/effectaudit/input"
 	"github.com/effectaudit/effectaudit/ndjson"
 	"github.com/effectaudit/effectaudit/policy"
+	"github.com/effectaudit/effectaudit/progress"
 	"github.com/effectaudit/effectaudit/report"
 )
 
@@ -29,6 +30,7 @@ type LedgerOptions struct {
 	Rejects      string
 	MaxLineBytes int
 	Policy       string
+	Quiet        bool
 
 	maxLine sizeFlag
 }
@@ -40,6 +42,7 @@ func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "audit the valid records and list invalid lines in the report")
 	f.StringVar(&o.Rejects, "rejects", "", "write every invalid line verbatim to `FILE`")
 	f.Var(&o.maxLine, "max-line-bytes", "longest accepted line, e.g. 16MiB; longer lines are invalid records")
+	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress on a terminal for long runs")
 }
 
 // complete fills in what flags parsed into helper values.
@@ -103,7 +106,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 				display = "<stdin>"
 			}
 			names = append(names, display)
-			if err := readInput(pipe, s.In, name, display, i); err != nil {
+			if err := readInput(s, o.Quiet, pipe, name, display, i); err != nil {
 				return nil, nil, failure(err)
 			}
 		}
@@ -115,12 +118,17 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	return rep, names, nil
 }
 
-func readInput(pipe *ingest.Pipeline, stdin io.Reader, name, display string, index int) error {
-	src, err := input.Open(name, stdin)
+// readInput audits one input, with progress on a terminal after a second.
+func readInput(s *Streams, quiet bool, pipe *ingest.Pipeline, name, display string, index int) error {
+	src, err := input.Open(name, s.In)
 	if err != nil {
 		return err
 	}
+	stop := progress.Start(s.ErrOut, s.ErrTTY && !quiet, progress.Counters{
+		Bytes: src.Consumed, Total: src.Size, Records: pipe.Records, Ops: pipe.Operations,
+	}, progress.Options{})
 	err = pipe.Read(ingest.Input{Name: display, R: src}, index)
+	stop()
 	if cerr := src.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("%s: %w", display, cerr)
 	}

@@ -43,6 +43,7 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 		NewCmdAudit(streams, nil),
 		NewCmdExplain(streams, nil),
 		NewCmdHash(streams, nil),
+		NewCmdGenerate(streams, nil),
 		NewCmdVersion(streams),
 	)
 	return root
