@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -105,6 +106,9 @@ type Invalid struct {
 
 // Operations calls fn for every operation in report order: the order of
 // each operation's first record. It stops at the first error fn returns.
+// Operations are rendered ahead in parallel batches, so that building them
+// is not the bottleneck of a large report; fn still sees them one at a time,
+// in order, from the calling goroutine.
 func (r *Report) Operations(fn func(*Operation) error) error {
 	if r.view == nil {
 		for i := range r.list {
@@ -114,13 +118,51 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 		}
 		return nil
 	}
-	for _, ref := range r.view.order {
-		o := r.view.render(ref)
-		if err := fn(&o); err != nil {
-			return err
+	const batch = 512
+	order := r.view.order
+	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+batch-1)/batch))
+	if workers == 1 {
+		for _, ref := range order {
+			o := r.view.render(ref)
+			if err := fn(&o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// Batch i is rendered by worker i%workers into its own channel, so the
+	// consumer reads the channels round-robin and sees report order.
+	done := make(chan struct{})
+	defer close(done)
+	outs := make([]chan []Operation, workers)
+	for w := range outs {
+		outs[w] = make(chan []Operation, 2)
+		go func() {
+			defer close(outs[w])
+			for start := w * batch; start < len(order); start += workers * batch {
+				ops := make([]Operation, 0, batch)
+				for _, ref := range order[start:min(start+batch, len(order))] {
+					ops = append(ops, r.view.render(ref))
+				}
+				select {
+				case outs[w] <- ops:
+				case <-done:
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; ; i++ {
+		ops, ok := <-outs[i%workers]
+		if !ok {
+			return nil
+		}
+		for j := range ops {
+			if err := fn(&ops[j]); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
 }
 
 // OperationList returns every operation; for tests and small reports.

@@ -171,9 +171,11 @@ func TestPipelineRejectsWriteError(t *testing.T) {
 }
 
 // TestTruth checks the audit against the generator's intended labels.
-func TestTruth(t *testing.T) {
+func TestTruth(t *testing.T) { checkTruth(t, 20000, 11) }
+
+func checkTruth(t *testing.T, ops int, seed int64) {
 	var ledger, truth bytes.Buffer
-	if _, err := synth.Generate(synth.Config{Ops: 20000, Seed: 11}, &ledger, &truth); err != nil {
+	if _, err := synth.Generate(synth.Config{Ops: ops, Seed: seed}, &ledger, &truth); err != nil {
 		t.Fatal(err)
 	}
 	want, order, err := synth.Truth(&truth)
