@@ -183,7 +183,6 @@ func (a *Auditor) pairAt(i int32) *binding { return &a.pairs[i/chunkSize][i%chun
 // Add folds one valid record into the audit. The record's strings may alias
 // a reused buffer: Add copies whatever it keeps.
 func (a *Auditor) Add(r *Record) {
-	a.records++
 	op := a.op(r.OperationID, r.Pos)
 
 	when := noStamp
@@ -405,11 +404,14 @@ func (a *Auditor) AddInvalid(inv Invalid) {
 // counted. A strict run that only shows the first few needs no more.
 func (a *Auditor) KeepInvalid(n int) { a.keepInvalid = n }
 
-// AddLines accounts for lines read: all of them, and how many were blank.
-// Records and invalid lines are counted by Add and AddInvalid.
-func (a *Auditor) AddLines(lines, blank int) {
+// AddLines accounts for lines read: all of them, how many were blank and
+// how many held records. Invalid lines are counted by AddInvalid. Lines are
+// the reader's business: an OTLP line holds one record line's worth of
+// spans, each added as a ledger record.
+func (a *Auditor) AddLines(lines, blank, records int) {
 	a.lines += lines
 	a.blankLines += blank
+	a.records += records
 }
 
 // Operations returns how many operations the Auditor has seen.
@@ -417,3 +419,6 @@ func (a *Auditor) Operations() int { return a.nops }
 
 // Report computes the labels, the findings and the summary.
 func (a *Auditor) Report() *Report { return Merge(a) }
+
+// InvalidLines returns how many invalid lines have been accounted for.
+func (a *Auditor) InvalidLines() int { return a.invalidLines }

@@ -76,7 +76,7 @@ func FuzzAudit(f *testing.F) {
 		for i := range recs {
 			a.Add(&recs[i])
 		}
-		a.AddLines(lines, blank)
+		a.AddLines(lines, blank, len(recs))
 		want := a.Report()
 		s := want.Summary
 		if s.Records != len(recs) || s.Lines != lines {

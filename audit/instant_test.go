@@ -85,3 +85,20 @@ func FuzzParseInstant(f *testing.F) {
 		}
 	})
 }
+
+func TestPackedPosition(t *testing.T) {
+	tests := []struct{ in, want Position }{
+		{Position{}, Position{}},
+		{Position{Input: 3, Line: 17, Seq: 2}, Position{Input: 3, Line: 17, Seq: 2}},
+		{Position{Input: 4095, Line: 1<<36 - 1, Seq: 65535}, Position{Input: 4095, Line: 1<<36 - 1, Seq: 65535}},
+		{Position{Input: 5000, Line: 1 << 40, Seq: 70000}, Position{Input: 4095, Line: 1<<36 - 1, Seq: 65535}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, pack(tt.in).unpack()); diff != "" {
+			t.Errorf("pack(%v) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	if !(pack(Position{Line: 1, Seq: 9}) < pack(Position{Line: 2})) || !(pack(Position{Input: 1}) > pack(Position{Line: 99})) {
+		t.Errorf("packed positions do not compare as positions")
+	}
+}

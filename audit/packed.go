@@ -36,13 +36,19 @@ func (s stamp) instant() Instant {
 
 func (s stamp) String() string { return s.instant().String() }
 
-// packedPos is a Position in 8 bytes: 24 bits of input index, 40 of line.
+// packedPos is a Position in 8 bytes: 12 bits of input index, 36 of line
+// and 16 of the record's index within its line, in that order, so packed
+// positions compare as positions do. Beyond those ranges positions saturate,
+// and operations that then tie are ordered by id.
 type packedPos uint64
 
-func pack(p Position) packedPos { return packedPos(uint64(p.Input)<<40 | uint64(p.Line)&(1<<40-1)) }
+func pack(p Position) packedPos {
+	sat := func(v, bits int) uint64 { return uint64(min(max(v, 0), 1<<bits-1)) }
+	return packedPos(sat(p.Input, 12)<<52 | sat(p.Line, 36)<<16 | sat(p.Seq, 16))
+}
 
 func (p packedPos) unpack() Position {
-	return Position{Input: int(p >> 40), Line: int(p & (1<<40 - 1))}
+	return Position{Input: int(p >> 52), Line: int(p >> 16 & (1<<36 - 1)), Seq: int(p & (1<<16 - 1))}
 }
 
 // label is a Label in one byte.

@@ -31,15 +31,24 @@ func (t RecordType) String() string {
 }
 
 // Position locates a record: the index of its input among the inputs given,
-// and its 1-based line. Positions order operations by first appearance.
+// its 1-based line, and its index among the records of that line (an OTLP
+// line holds many spans; a ledger line one record, Seq 0). Positions order
+// operations by first appearance.
 type Position struct {
 	Input int
 	Line  int
+	Seq   int
 }
 
 // Before reports whether p comes earlier in the input than q.
 func (p Position) Before(q Position) bool {
-	return p.Input < q.Input || (p.Input == q.Input && p.Line < q.Line)
+	if p.Input != q.Input {
+		return p.Input < q.Input
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Seq < q.Seq
 }
 
 // Record is one validated ledger record. Optional strings that were absent,

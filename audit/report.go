@@ -312,8 +312,9 @@ func mergeOrder(parts []*Auditor) []opRef {
 			if next[pi] >= p.nops {
 				continue
 			}
-			if pos := p.opAt(next[pi]).first; best < 0 || pos < bestPos {
-				best, bestPos = pi, pos
+			op := p.opAt(next[pi])
+			if best < 0 || op.first < bestPos || op.first == bestPos && op.id < parts[best].opAt(next[best]).id {
+				best, bestPos = pi, op.first
 			}
 		}
 		order = append(order, opRef{part: uint16(best), index: int32(next[best])})

@@ -46,7 +46,7 @@ func run(recs []Record) *Report {
 	for i := range recs {
 		a.Add(&recs[i])
 	}
-	a.AddLines(len(recs), 0)
+	a.AddLines(len(recs), 0, len(recs))
 	return a.Report()
 }
 
@@ -427,8 +427,8 @@ func TestMergeMatchesSingle(t *testing.T) {
 		}
 		shard.Add(&recs[i])
 	}
-	shards[0].AddLines(3, 0)
-	shards[1].AddLines(2, 0)
+	shards[0].AddLines(3, 0, 3)
+	shards[1].AddLines(2, 0, 2)
 	got := Merge(shards...)
 	if diff := cmp.Diff(want.Summary, got.Summary); diff != "" {
 		t.Errorf("merged summary (-single +merged):\n%s", diff)

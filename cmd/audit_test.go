@@ -26,22 +26,22 @@ func TestAuditFlags(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"ledger.ndjson"},
-			want: AuditOptions{Ledger: LedgerOptions{Files: []string{"ledger.ndjson"}, MaxLineBytes: 16 << 20},
+			want: AuditOptions{Ledger: LedgerOptions{Files: []string{"ledger.ndjson"}, MaxLineBytes: 16 << 20, InputFormat: "auto"},
 				Format: "table", FailOn: []string{"duplicate", "key-conflict", "uncertain"}},
 		},
 		{
 			name: "every flag",
 			args: []string{"-f", "ndjson", "--fail-on", "duplicate, key-conflict,duplicate,shared-key", "--skip-invalid",
-				"--rejects", "bad.ndjson", "--max-line-bytes", "64KiB", "--all", "--policy", "p.yaml", "a", "-", "b"},
+				"--rejects", "bad.ndjson", "--max-line-bytes", "64KiB", "--all", "--policy", "p.yaml", "--input-format", "otlp", "--map", "operationId=op_id", "-q", "a", "-", "b"},
 			want: AuditOptions{
 				Ledger: LedgerOptions{Files: []string{"a", "-", "b"}, SkipInvalid: true, Rejects: "bad.ndjson",
-					MaxLineBytes: 64 << 10, Policy: "p.yaml"},
+					MaxLineBytes: 64 << 10, Policy: "p.yaml", InputFormat: "otlp", Maps: []string{"operationId=op_id"}, Quiet: true},
 				Format: "ndjson", FailOn: []string{"duplicate", "key-conflict", "shared-key"}, All: true},
 		},
 		{
 			name: "fail-on none",
 			args: []string{"--example", "--fail-on", "none"},
-			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 16 << 20}, Format: "table"},
+			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 16 << 20, InputFormat: "auto"}, Format: "table"},
 		},
 	}
 	for _, tt := range tests {

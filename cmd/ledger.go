@@ -12,10 +12,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/fieldmap"
 	"github.com/effectaudit/effectaudit/fixtures"
 	"github.com/effectaudit/effectaudit/ingest"
 	"github.com/effectaudit/effectaudit/input"
 	"github.com/effectaudit/effectaudit/ndjson"
+	"github.com/effectaudit/effectaudit/otlp"
 	"github.com/effectaudit/effectaudit/policy"
 	"github.com/effectaudit/effectaudit/progress"
 	"github.com/effectaudit/effectaudit/report"
@@ -31,12 +33,20 @@ type LedgerOptions struct {
 	MaxLineBytes int
 	Policy       string
 	Quiet        bool
+	InputFormat  string   // auto, ndjson or otlp
+	Maps         []string // --map FIELD=PATH
+	MapFile      string
 
-	maxLine sizeFlag
+	maxLine     sizeFlag
+	inputFormat *enumFlag
 }
 
 func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
 	o.maxLine.n = ndjson.DefaultMaxLineBytes
+	o.inputFormat = newEnumFlag("auto", "auto", "ndjson", "otlp")
+	f.Var(o.inputFormat, "input-format", "auto (OTLP when an input's first line is an OTLP/JSON export), ndjson or otlp")
+	f.StringArrayVar(&o.Maps, "map", nil, "read a ledger field from another place: `FIELD=PATH` (dotted path; for OTLP an attribute name)")
+	f.StringVar(&o.MapFile, "map-file", "", "YAML `FILE` with a map: section of FIELD: PATH entries (--map wins)")
 	f.BoolVar(&o.Example, "example", false, "read the built-in four-operation fixture")
 	f.StringVar(&o.Policy, "policy", "", "retry policy `FILE` (YAML) for the findings; default: the built-in policy")
 	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "audit the valid records and list invalid lines in the report")
@@ -49,6 +59,7 @@ func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
 func (o *LedgerOptions) complete(files []string) error {
 	o.Files = files
 	o.MaxLineBytes = o.maxLine.n
+	o.InputFormat = o.inputFormat.value
 	if o.Example && len(files) > 0 {
 		return usageError("--example reads the built-in fixture and takes no FILE")
 	}
@@ -71,7 +82,15 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := ingest.Options{MaxLineBytes: o.MaxLineBytes, Record: record}
+	fields, err := loadFields(o.Maps, o.MapFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := ingest.Options{MaxLineBytes: o.MaxLineBytes, Record: record, OTLP: otlp.DefaultMapping()}
+	if fields != nil {
+		opts.Fields = fields
+		opts.OTLP.Apply(fields)
+	}
 	if !o.SkipInvalid {
 		opts.KeepInvalid = maxShownInvalid
 	}
@@ -106,7 +125,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 				display = "<stdin>"
 			}
 			names = append(names, display)
-			if err := readInput(s, o.Quiet, pipe, name, display, i); err != nil {
+			if err := readInput(s, o, pipe, name, display, i); err != nil {
 				return nil, nil, failure(err)
 			}
 		}
@@ -119,20 +138,91 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 }
 
 // readInput audits one input, with progress on a terminal after a second.
-func readInput(s *Streams, quiet bool, pipe *ingest.Pipeline, name, display string, index int) error {
+func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, display string, index int) error {
 	src, err := input.Open(name, s.In)
 	if err != nil {
 		return err
 	}
-	stop := progress.Start(s.ErrOut, s.ErrTTY && !quiet, progress.Counters{
+	in := ingest.Input{Name: display}
+	br := bufio.NewReaderSize(src, 1<<20)
+	in.R = br
+	if in.OTLP, err = isOTLP(br, o.InputFormat); err != nil {
+		src.Close()
+		return fmt.Errorf("%s: %w", display, err)
+	}
+	stop := progress.Start(s.ErrOut, s.ErrTTY && !o.Quiet, progress.Counters{
 		Bytes: src.Consumed, Total: src.Size, Records: pipe.Records, Ops: pipe.Operations,
 	}, progress.Options{})
-	err = pipe.Read(ingest.Input{Name: display, R: src}, index)
+	err = pipe.Read(in, index)
 	stop()
 	if cerr := src.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("%s: %w", display, cerr)
 	}
 	return err
+}
+
+// otlpSniffBytes is how much of an input is looked at to tell OTLP/JSON
+// from ledger NDJSON, and text from binary.
+const otlpSniffBytes = 64 << 10
+
+// isOTLP decides whether an input holds OTLP/JSON exports: by --input-format,
+// or, for auto, by its first line. It refuses the collector's binary output.
+func isOTLP(br *bufio.Reader, format string) (bool, error) {
+	if format == "ndjson" {
+		return false, nil
+	}
+	prefix, err := br.Peek(otlpSniffBytes)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return false, err
+	}
+	if err := otlp.Sniff(prefix); err != nil {
+		return false, err
+	}
+	if format == "otlp" {
+		return true, nil
+	}
+	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
+	for len(line) > 0 {
+		end := bytes.IndexByte(line, '\n')
+		if end < 0 {
+			// A first line longer than the sniffed prefix is no ledger
+			// record; it is OTLP if it names resourceSpans.
+			return bytes.Contains(line, []byte(`"resourceSpans"`)), nil
+		}
+		if first := bytes.TrimRight(line[:end], "\r"); !ndjson.Blank(first) {
+			var p ndjson.Parser
+			members, err := p.Parse(first)
+			return err == nil && otlp.Looks(members), nil
+		}
+		line = line[end+1:]
+	}
+	return false, nil
+}
+
+// loadFields builds the field mapping of --map-file and --map (which wins);
+// nil when there is none.
+func loadFields(specs []string, file string) (*fieldmap.Map, error) {
+	var m *fieldmap.Map
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, failure(fmt.Errorf("map file: %w", err))
+		}
+		if m, err = fieldmap.Load(file, data); err != nil {
+			return nil, usageError("%v", err)
+		}
+	}
+	if len(specs) > 0 {
+		flags, err := fieldmap.Parse(specs)
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		m = m.Merge(flags)
+	}
+	if m == nil || m.Len() == 0 {
+		return nil, nil
+	}
+	return m, nil
 }
 
 // strictFailure lists the first invalid lines and ends the run with status 2.

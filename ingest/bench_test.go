@@ -40,4 +40,3 @@ func TestTruthLarge(t *testing.T) {
 	}
 	checkTruth(t, ops, 5)
 }
-

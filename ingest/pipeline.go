@@ -12,7 +12,9 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/fieldmap"
 	"github.com/effectaudit/effectaudit/ndjson"
+	"github.com/effectaudit/effectaudit/otlp"
 )
 
 // Options configure how inputs are read.
@@ -32,12 +34,18 @@ type Options struct {
 	// KeepInvalid limits how many invalid lines are kept for the report (all
 	// are counted); 0 keeps all.
 	KeepInvalid int
+
+	// Fields maps other NDJSON shapes onto ledger fields (nil: none); OTLP
+	// selects and maps the spans of OTLP inputs.
+	Fields *fieldmap.Map
+	OTLP   otlp.Mapping
 }
 
 // Input is one named stream of NDJSON.
 type Input struct {
 	Name string
 	R    io.Reader
+	OTLP bool // lines are OTLP/JSON export requests, not ledger records
 }
 
 // ReadError is a failure to read an input (as opposed to invalid content):
@@ -109,6 +117,7 @@ type decoded struct {
 	invalid []invalidLine
 	lines   int
 	blank   int
+	records int          // lines that held records
 	pending atomic.Int32 // holders of ch.buf: the sequencer and each shard
 }
 
@@ -160,6 +169,12 @@ func (p *Pipeline) Read(in Input, index int) error {
 		go func() {
 			defer workers.Done()
 			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch}
+			if p.opts.Fields != nil {
+				w.fields = p.opts.Fields.Clone() // a Map keeps scratch space
+			}
+			if in.OTLP {
+				w.otlp = &otlp.Converter{Mapping: p.opts.OTLP}
+			}
 			for ch := range chunks {
 				select {
 				case results <- w.decode(ch):
@@ -239,7 +254,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 // account books a chunk's lines and invalid lines, in input order.
 func (p *Pipeline) account(name string, index int, d *decoded) error {
 	a := p.books
-	a.AddLines(d.lines, d.blank)
+	a.AddLines(d.lines, d.blank, d.records)
 	for _, inv := range d.invalid {
 		a.AddInvalid(audit.Invalid{
 			Input: name,
@@ -268,6 +283,8 @@ func (p *Pipeline) putBatch(b []audit.Record) { p.batches.Put(&b) }
 // worker decodes chunks; each has its own parser.
 type worker struct {
 	batch  func(capacity int) []audit.Record
+	fields *fieldmap.Map   // nil: ledger fields as they are
+	otlp   *otlp.Converter // set for OTLP inputs
 	parser ndjson.Parser
 	dec    audit.Decoder // new for each chunk: records alias its scratch
 	shards int
@@ -333,16 +350,46 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 		pe.Line, pe.Offset = line, offset
 		return pe
 	}
-	rec, err := w.dec.Decode(members, audit.Position{Input: w.input, Line: line})
+	pos := audit.Position{Input: w.input, Line: line}
+	if w.otlp != nil {
+		// A converted record aliases the converter's buffers until the next
+		// line; batches outlive that.
+		err := w.otlp.Convert(content, pos, func(r *audit.Record) {
+			rec := r.Clone()
+			rec.Pos.Seq = pos.Seq
+			pos.Seq++
+			w.route(d, rec)
+		})
+		if err != nil {
+			return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
+		}
+		d.records++
+		return nil
+	}
+	if w.fields != nil {
+		if members, err = w.fields.Members(members); err != nil {
+			return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
+		}
+	}
+	rec, err := w.dec.Decode(members, pos)
 	if err != nil {
 		return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
 	}
+	if w.fields != nil {
+		rec = rec.Clone() // mapped members may alias the map's scratch space
+	}
+	w.route(d, rec)
+	d.records++
+	return nil
+}
+
+// route puts rec in the batch of the shard that owns its operation.
+func (w *worker) route(d *decoded, rec audit.Record) {
 	s := 0
 	if w.shards > 1 {
 		s = int(xxhash.Sum64String(rec.OperationID) % uint64(w.shards))
 	}
 	d.batches[s] = append(d.batches[s], rec)
-	return nil
 }
 
 // Reason renders a line's error without its position, which the caller

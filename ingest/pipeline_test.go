@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/ndjson"
+	"github.com/effectaudit/effectaudit/otlp"
 	"github.com/effectaudit/effectaudit/report"
 	"github.com/effectaudit/effectaudit/synth"
 )
@@ -46,7 +49,7 @@ func reference(t testing.TB, input []byte, max int) (*audit.Report, string) {
 		rejects.Write(r.RawLine())
 		rejects.WriteByte('\n')
 	}
-	a.AddLines(r.Lines(), r.BlankLines())
+	a.AddLines(r.Lines(), r.BlankLines(), r.Lines()-r.BlankLines()-a.InvalidLines())
 	return a.Report(), rejects.String()
 }
 
@@ -213,4 +216,38 @@ func FuzzPipeline(f *testing.F) {
 			t.Errorf("rejects differ: %q vs %q", wantRejects, rejects)
 		}
 	})
+}
+
+// TestOTLPDeterministic checks that spans of one OTLP line keep their order
+// of appearance whatever the number of shards, and label as the fixture.
+func TestOTLPDeterministic(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "otlp", "testdata", "four-operations.otlp.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, c := range configs {
+		p := New(Options{Workers: c.workers, Shards: c.shards, ChunkSize: c.chunk, OTLP: otlp.DefaultMapping()},
+			func() *audit.Auditor { return audit.New(nil) })
+		if err := p.Read(Input{Name: "otlp", R: bytes.NewReader(data), OTLP: true}, 0); err != nil {
+			t.Fatal(err)
+		}
+		got := render(t, p.Report())
+		if want == "" {
+			want = got
+			labels := map[string]audit.Label{}
+			for _, o := range p.Report().OperationList() {
+				labels[o.OperationID] = o.Label
+			}
+			wantLabels := map[string]audit.Label{"op-ticket-42": audit.Healthy, "op-webhook-77": audit.Duplicate,
+				"op-vm-5": audit.KeyConflict, "op-email-3": audit.Uncertain}
+			if diff := cmp.Diff(wantLabels, labels); diff != "" {
+				t.Errorf("labels (-want +got):\n%s", diff)
+			}
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("w%d-s%d-c%d: report (-first +this):\n%s", c.workers, c.shards, c.chunk, diff)
+		}
+	}
 }

@@ -103,6 +103,8 @@ func (e *encoder) summary(s *audit.Summary) {
 	e.int(s.Operations)
 	e.key("labels")
 	countMap(e, s.Labels)
+	e.key("findings")
+	countMap(e, s.Findings)
 	e.closeObject()
 }
 
@@ -136,6 +138,17 @@ func (e *encoder) operation(op *audit.Operation) {
 	e.stringPtr(op.FirstObservedAt)
 	e.key("lastObservedAt")
 	e.stringPtr(op.LastObservedAt)
+	e.key("findings")
+	e.openArray()
+	for i := range op.Findings {
+		e.openObject()
+		e.key("code")
+		e.string(op.Findings[i].Code)
+		e.key("message")
+		e.string(op.Findings[i].Message)
+		e.closeObject()
+	}
+	e.closeArray()
 	e.closeObject()
 }
 

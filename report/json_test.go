@@ -20,6 +20,11 @@ import (
 func fullyPopulated() *audit.Report {
 	four := fourOperations()
 	absent := syntheticOperation(99, audit.Absent)
+	// Messages quote the ledger's strings, so they are as hostile as ids.
+	absent.Findings = []audit.Finding{
+		{Code: "missing-payload-hash", Message: "2 attempt records carry an idempotencyKey but no payloadHash (first on line 3): drift cannot be checked"},
+		{Code: "shared-key", Message: "key \"k\"\\ <b>&amp;\x1b[2J\u2028\xff\t (scope hooks) is carried by 2 operations under one payload hash: one intent split into several identities"},
+	}
 	rep := withOperations(four, append(four.OperationList(), absent))
 	rep.Summary.BlankLines = 2
 	rep.Summary.InvalidLines = 2
@@ -27,6 +32,9 @@ func fullyPopulated() *audit.Report {
 	rep.Summary.Labels[audit.Absent] = 1
 	rep.Summary.Operations++
 	rep.Summary.Attempts += absent.Attempts
+	for _, f := range absent.Findings {
+		rep.Summary.Findings[f.Code]++
+	}
 	rep.Invalid = []audit.Invalid{
 		{Input: "ledger.ndjson", Line: 3, Error: `field "type": "attempts"; want "attempt" or "effect"`, Pos: audit.Position{Line: 3}},
 		{Input: "-", Line: 14, Error: "invalid JSON: unexpected end of line", Pos: audit.Position{Input: 1, Line: 14}},
@@ -62,6 +70,10 @@ func hostile() *audit.Report {
 		op.IdempotencyKeys = []string{s}
 		op.PayloadHashes = []string{"sha256:" + s}
 		op.FirstObservedAt = &strs[i]
+		op.Findings = []audit.Finding{
+			{Code: "missing-key", Message: "message: " + s},
+			{Code: s, Message: s},
+		}
 		ops[i] = op
 	}
 	rep := reportOf(ops)
@@ -222,7 +234,8 @@ func TestJSONNeverNull(t *testing.T) {
     "attempts": 0,
     "effectObservations": 0,
     "operations": 0,
-    "labels": {}
+    "labels": {},
+    "findings": {}
   },
   "operations": [
     {
@@ -238,13 +251,14 @@ func TestJSONNeverNull(t *testing.T) {
       "idempotencyKeys": [],
       "payloadHashes": [],
       "firstObservedAt": null,
-      "lastObservedAt": null
+      "lastObservedAt": null,
+      "findings": []
     }
   ],
   "invalid": []
 }
 `},
-		{"ndjson", `{"operationId":"op-1","label":"uncertain","reason":"","nextAction":"","attempts":0,"results":{},"effectObservations":0,"distinctEffects":0,"effectRefs":[],"idempotencyKeys":[],"payloadHashes":[],"firstObservedAt":null,"lastObservedAt":null}
+		{"ndjson", `{"operationId":"op-1","label":"uncertain","reason":"","nextAction":"","attempts":0,"results":{},"effectObservations":0,"distinctEffects":0,"effectRefs":[],"idempotencyKeys":[],"payloadHashes":[],"firstObservedAt":null,"lastObservedAt":null,"findings":[]}
 `},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
@@ -256,7 +270,7 @@ func TestJSONNeverNull(t *testing.T) {
 	}
 	t.Run("empty report", func(t *testing.T) {
 		got := string(printReport(t, "json", Options{}, &audit.Report{}))
-		for _, want := range []string{`"operations": []`, `"invalid": []`, `"labels": {}`} {
+		for _, want := range []string{`"operations": []`, `"invalid": []`, `"labels": {}`, `"findings": {}`} {
 			if !strings.Contains(got, want) {
 				t.Errorf("output lacks %s:\n%s", want, got)
 			}
@@ -329,6 +343,10 @@ func valid(rep *document) *document {
 		return out
 	}
 	out := *rep
+	out.Summary.Findings = make(map[string]int, len(rep.Summary.Findings))
+	for k, n := range rep.Summary.Findings {
+		out.Summary.Findings[fix(k)] += n
+	}
 	out.Operations = make([]audit.Operation, len(rep.Operations))
 	for i, op := range rep.Operations {
 		op.OperationID, op.Reason, op.NextAction = fix(op.OperationID), fix(op.Reason), fix(op.NextAction)
@@ -344,6 +362,11 @@ func valid(rep *document) *document {
 		if op.LastObservedAt != nil {
 			op.LastObservedAt = ptr(fix(*op.LastObservedAt))
 		}
+		findings := make([]audit.Finding, len(op.Findings))
+		for i, f := range op.Findings {
+			findings[i] = audit.Finding{Code: fix(f.Code), Message: fix(f.Message)}
+		}
+		op.Findings = findings
 		out.Operations[i] = op
 	}
 	out.Invalid = make([]audit.Invalid, len(rep.Invalid))

@@ -1,6 +1,7 @@
 // Package report prints an audit.Report in one of the formats of SPEC.md's
 // Reports section: a table for people, a JSON document and NDJSON lines for
-// machines.
+// machines, JUnit XML for CI test views and Markdown for step summaries and
+// pull-request comments. WriteAnnotations writes GitHub Actions annotations.
 //
 // Every format sits behind the one-method Printer interface and writes only
 // to the writer it is given; every write error, a broken pipe or a full disk,
@@ -26,10 +27,14 @@ type Printer interface {
 type Options struct {
 	All   bool // table: list every healthy operation even when there are more than 100
 	Color bool // table: colour labels (the caller decides: only on a TTY and never with NO_COLOR)
+
+	// FailOn is the --fail-on list: junit marks the operations it names as
+	// failed test cases. Nil fails none.
+	FailOn []string
 }
 
 // Formats lists the names New accepts; the first is the default.
-var Formats = []string{"table", "json", "ndjson"}
+var Formats = []string{"table", "json", "ndjson", "junit", "markdown"}
 
 // New returns the printer of the named format.
 func New(format string, opts Options) (Printer, error) {
@@ -40,6 +45,10 @@ func New(format string, opts Options) (Printer, error) {
 		return jsonPrinter{}, nil
 	case "ndjson":
 		return ndjsonPrinter{}, nil
+	case "junit":
+		return &junitPrinter{gate: newGate(opts.FailOn)}, nil
+	case "markdown":
+		return markdownPrinter{}, nil
 	}
 	return nil, fmt.Errorf("unknown report format %q: want one of %s", format, strings.Join(Formats, ", "))
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/fixtures"
+	"github.com/effectaudit/effectaudit/ingest"
+	"github.com/effectaudit/effectaudit/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -40,8 +43,12 @@ func golden(t *testing.T, name string, got []byte) {
 func ptr(s string) *string { return &s }
 
 // fourOperations is the report of fixtures/four-operations.ndjson, written
-// out by hand so the printers are tested apart from the audit.
+// out by hand so the printers are tested apart from the audit, and so a
+// change in what the audit reports shows as a diff here
+// (TestFourOperationsIsTheAudit) before it shows in the golden files.
 func fourOperations() *audit.Report {
+	findings := zeroFindings()
+	findings["missing-key"] = 1
 	return audit.NewReport(
 		audit.Summary{
 			Lines:              12,
@@ -58,6 +65,7 @@ func fourOperations() *audit.Report {
 				audit.Absent:      0,
 				audit.Uncertain:   1,
 			},
+			Findings: findings,
 		},
 		[]audit.Operation{
 			{
@@ -74,6 +82,7 @@ func fourOperations() *audit.Report {
 				PayloadHashes:      []string{"sha256:d145c6cd5943de181fef991d4e236e233937077e2901967e2a71bc46c546bd94"},
 				FirstObservedAt:    ptr("2026-11-29T09:00:00.12Z"),
 				LastObservedAt:     ptr("2026-11-29T09:05:00Z"),
+				Findings:           []audit.Finding{},
 				First:              audit.Position{Input: 0, Line: 1},
 			},
 			{
@@ -90,6 +99,7 @@ func fourOperations() *audit.Report {
 				PayloadHashes:      []string{"sha256:5e3800eb9da3737ca1be6a335f92bab1b1ae99338dc7cc3c2f0261a7ed9a71e2"},
 				FirstObservedAt:    ptr("2026-11-29T09:00:01.5Z"),
 				LastObservedAt:     ptr("2026-11-29T09:01:05.3Z"),
+				Findings:           []audit.Finding{},
 				First:              audit.Position{Input: 0, Line: 2},
 			},
 			{
@@ -111,6 +121,7 @@ func fourOperations() *audit.Report {
 				},
 				FirstObservedAt: ptr("2026-11-29T09:01:00Z"),
 				LastObservedAt:  ptr("2026-11-29T09:01:45Z"),
+				Findings:        []audit.Finding{},
 				First:           audit.Position{Input: 0, Line: 5},
 			},
 			{
@@ -127,16 +138,43 @@ func fourOperations() *audit.Report {
 				PayloadHashes:      []string{"sha256:5446a8c523c64babf9881d182e9e2ba5eed12bbe7138ce1318555ed18b31148c"},
 				FirstObservedAt:    ptr("2026-11-29T09:02:00Z"),
 				LastObservedAt:     ptr("2026-11-29T09:02:30Z"),
-				First:              audit.Position{Input: 0, Line: 7},
+				Findings: []audit.Finding{
+					{Code: "missing-key", Message: "2 attempt records of 2 attempts carry no idempotencyKey"},
+				},
+				First: audit.Position{Input: 0, Line: 7},
 			},
 		},
 		[]audit.Invalid{},
 	)
 }
 
+// TestFourOperationsIsTheAudit holds fourOperations to what the audit
+// reports on the fixture, every field and position, with the built-in policy
+// and with none.
+func TestFourOperationsIsTheAudit(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		policy audit.Policy
+	}{
+		{"default policy", policy.Default()},
+		{"no policy", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ingest.New(ingest.Options{}, func() *audit.Auditor { return audit.New(tc.policy) })
+			in := ingest.Input{Name: fixtures.FourOperationsName, R: bytes.NewReader(fixtures.FourOperations)}
+			if err := p.Read(in, 0); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(documentOf(fourOperations()), documentOf(p.Report())); diff != "" {
+				t.Errorf("fourOperations differs from the audit's report (-fourOperations +audit):\n%s", diff)
+			}
+		})
+	}
+}
+
 // emptyReport is the report of an empty input, shaped as audit.Merge builds it.
 func emptyReport() *audit.Report {
-	return audit.NewReport(audit.Summary{Labels: zeroLabels()}, []audit.Operation{}, []audit.Invalid{})
+	return audit.NewReport(audit.Summary{Labels: zeroLabels(), Findings: zeroFindings()}, []audit.Operation{}, []audit.Invalid{})
 }
 
 func zeroLabels() map[audit.Label]int {
@@ -145,6 +183,15 @@ func zeroLabels() map[audit.Label]int {
 		labels[l] = 0
 	}
 	return labels
+}
+
+// zeroFindings returns every finding code at zero, as audit.Merge counts them.
+func zeroFindings() map[string]int {
+	findings := make(map[string]int, len(audit.FindingCodes))
+	for _, c := range audit.FindingCodes {
+		findings[c] = 0
+	}
+	return findings
 }
 
 // withOperations returns rep with other operations, the rest unchanged.
@@ -167,7 +214,7 @@ func TestNew(t *testing.T) {
 			if err == nil {
 				t.Fatalf("New(%q) = %T, nil; want an error", format, p)
 			}
-			want := `unknown report format "` + format + `": want one of table, json, ndjson`
+			want := `unknown report format "` + format + `": want one of ` + strings.Join(Formats, ", ")
 			if diff := cmp.Diff(want, err.Error()); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
@@ -241,8 +288,8 @@ func TestWriteError(t *testing.T) {
 			n    int
 		}{
 			{"first write", fourOperations(), 0},
-			{"mid report", big, 100_000},
-			{"last bytes", fourOperations(), len(printReport(t, format, Options{}, fourOperations())) - 1},
+			{"mid report", big, len(printReport(t, format, Options{All: true}, big)) / 2},
+			{"last bytes", fourOperations(), len(printReport(t, format, Options{All: true}, fourOperations())) - 1},
 		} {
 			t.Run(format+"/"+tc.name, func(t *testing.T) {
 				p, err := New(format, Options{All: true})
@@ -267,9 +314,12 @@ func TestWriteError(t *testing.T) {
 
 // reportOf builds a report around ops, with a summary that adds up.
 func reportOf(ops []audit.Operation) *audit.Report {
-	s := audit.Summary{Labels: zeroLabels(), Operations: len(ops)}
+	s := audit.Summary{Labels: zeroLabels(), Findings: zeroFindings(), Operations: len(ops)}
 	for _, op := range ops {
 		s.Labels[op.Label]++
+		for _, f := range op.Findings {
+			s.Findings[f.Code]++
+		}
 		s.Attempts += op.Attempts
 		s.EffectObservations += op.EffectObservations
 		records := op.Attempts + op.EffectObservations
@@ -294,6 +344,7 @@ func syntheticOperation(i int, label audit.Label) audit.Operation {
 		PayloadHashes:   []string{hash},
 		FirstObservedAt: ptr("2026-11-29T09:00:00.12Z"),
 		LastObservedAt:  ptr("2026-11-29T09:05:00Z"),
+		Findings:        []audit.Finding{},
 		First:           audit.Position{Line: i + 1},
 	}
 	switch label {
@@ -315,6 +366,7 @@ func syntheticOperation(i int, label audit.Label) audit.Operation {
 		op.IdempotencyKeys = []string{}
 		op.FirstObservedAt, op.LastObservedAt = nil, nil
 		op.Reason = "2 attempts (timeout ×2), no effect observation and no proof of absence"
+		op.Findings = []audit.Finding{{Code: "missing-key", Message: "2 attempt records of 2 attempts carry no idempotencyKey"}}
 	}
 	return op
 }

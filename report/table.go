@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,12 +37,17 @@ const (
 	columnSep = "  "
 )
 
-var tableHeader = []string{"OPERATION", "LABEL", "ATTEMPTS", "OBSERVATIONS", "EFFECTS", "HASHES", "NEXT ACTION"}
+var tableHeader = []string{"OPERATION", "LABEL", "ATTEMPTS", "OBSERVATIONS", "EFFECTS", "HASHES", "FINDINGS", "NEXT ACTION"}
 
-// actionCol is the index of NEXT ACTION, the only column that wraps.
-const actionCol = 6
+const (
+	// findingsCol is the index of FINDINGS, which lists an operation's
+	// finding codes one per line.
+	findingsCol = 6
+	// actionCol is the index of NEXT ACTION, the only column that wraps.
+	actionCol = 7
+)
 
-var tableAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
+var tableAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft}
 
 // labelColor holds the SGR code of each label's colour.
 var labelColor = map[audit.Label]string{
@@ -55,7 +61,8 @@ var labelColor = map[audit.Label]string{
 const sgrReset = "\x1b[0m"
 
 // tablePrinter writes one row per listed operation, then what was folded or
-// skipped, then a summary line. It is borderless, like most CLI listings:
+// skipped, then a summary line and, when anything was found, a line of
+// findings. It is borderless, like most CLI listings:
 // columns are separated by two spaces, numbers are right-aligned, and
 // trailing spaces are trimmed from every line.
 type tablePrinter struct {
@@ -108,6 +115,9 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 		trailer = append(trailer, plural(n, "invalid line")+" skipped (--format json lists them)")
 	}
 	trailer = append(trailer, summaryLine(&rep.Summary))
+	if line := findingsLine(&rep.Summary); line != "" {
+		trailer = append(trailer, line)
+	}
 
 	switch {
 	case l.rows > 0:
@@ -211,8 +221,39 @@ func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
 		strconv.Itoa(op.EffectObservations),
 		strconv.Itoa(op.DistinctEffects),
 		strconv.Itoa(len(op.PayloadHashes)),
+		findingsCell(op),
 		l.actions[op.NextAction],
 	}
+}
+
+// findingsCell lists op's finding codes, one per line. Codes are never
+// shortened, since they are what --fail-on and the JSON report name, and one
+// per line keeps the column as narrow as the longest code: the rows are
+// already several lines tall for NEXT ACTION.
+func findingsCell(op *audit.Operation) string {
+	switch len(op.Findings) {
+	case 0:
+		return ""
+	case 1:
+		return Sanitize(op.Findings[0].Code)
+	}
+	var b strings.Builder
+	for i := range op.Findings {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(Sanitize(op.Findings[i].Code))
+	}
+	return b.String()
+}
+
+// findingsWidth is the width of op's FINDINGS cell: its widest line.
+func findingsWidth(op *audit.Operation) int {
+	w := 0
+	for i := range op.Findings {
+		w = max(w, twwidth.Width(Sanitize(op.Findings[i].Code)))
+	}
+	return w
 }
 
 // layout is what the table needs to know before its first row: the width
@@ -240,6 +281,7 @@ func measureRow(op *audit.Operation) rowWidths {
 			digits(op.EffectObservations),
 			digits(op.DistinctEffects),
 			digits(len(op.PayloadHashes)),
+			findingsWidth(op),
 		},
 		action: op.NextAction,
 	}
@@ -325,6 +367,39 @@ func summaryLine(s *audit.Summary) string {
 	fmt.Fprintf(&b, " · %s, %s · %s (%d blank, %s, %d invalid)",
 		plural(s.Attempts, "attempt"), plural(s.EffectObservations, "effect observation"),
 		plural(s.Lines, "line"), s.BlankLines, plural(s.Records, "record"), s.InvalidLines)
+	return b.String()
+}
+
+// findingsLine counts the operations per finding code, naming only the
+// codes found, in SPEC's order; it is "" when nothing was found. Codes the
+// audit does not know, from a report another tool built, follow, sorted.
+func findingsLine(s *audit.Summary) string {
+	var b strings.Builder
+	add := func(code string, n int) {
+		if b.Len() == 0 {
+			b.WriteString("findings: ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(Sanitize(code))
+		b.WriteByte(' ')
+		b.WriteString(strconv.Itoa(n))
+	}
+	for _, code := range audit.FindingCodes {
+		if n := s.Findings[code]; n != 0 {
+			add(code, n)
+		}
+	}
+	var others []string
+	for code, n := range s.Findings {
+		if n != 0 && !audit.IsFindingCode(code) {
+			others = append(others, code)
+		}
+	}
+	slices.Sort(others)
+	for _, code := range others {
+		add(code, s.Findings[code])
+	}
 	return b.String()
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,6 +24,27 @@ func healthyAnd(n int, others ...audit.Label) *audit.Report {
 		ops = append(ops, syntheticOperation(n+i, l))
 	}
 	return reportOf(ops)
+}
+
+// withFindings returns op with findings of the codes added.
+func withFindings(op audit.Operation, codes ...string) audit.Operation {
+	op.Findings = slices.Clone(op.Findings)
+	for _, c := range codes {
+		op.Findings = append(op.Findings, audit.Finding{Code: c, Message: "message of " + c})
+	}
+	return op
+}
+
+// manyFindings returns a report in which one operation has more findings
+// than its NEXT ACTION has lines, the longest code among them.
+func manyFindings() *audit.Report {
+	return reportOf([]audit.Operation{
+		withFindings(syntheticOperation(1, audit.Duplicate),
+			"key-churn", "shared-effect", "retry-after-success", "contradictory-evidence", "sensitive-identifier"),
+		syntheticOperation(2, audit.Uncertain),
+		syntheticOperation(3, audit.Healthy),
+		withFindings(syntheticOperation(4, audit.Healthy), "shared-effect"),
+	})
 }
 
 // rowIDs returns the operation ids listed in a table, in order.
@@ -100,6 +122,7 @@ func TestTableGolden(t *testing.T) {
 		{"invalid.table", withInvalid, Options{}},
 		{"long-id.table", longID, Options{}},
 		{"hostile.table", hostile(), Options{}},
+		{"findings.table", manyFindings(), Options{}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			golden(t, tc.file, printReport(t, "table", tc.opts, tc.rep))
@@ -151,6 +174,7 @@ func TestTableLayout(t *testing.T) {
 		{"several chunks", manyOperations(3*chunkRows+17, 1)},
 		{"hostile", hostile()},
 		{"spaces in ids", reportOf([]audit.Operation{syntheticOperation(1, audit.Duplicate), {OperationID: "op  two  spaces\u2028 ", Label: audit.Healthy}})},
+		{"findings", manyFindings()},
 		{"empty", emptyReport()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,9 +201,17 @@ func TestTableLayout(t *testing.T) {
 				return // hostile ids are wide or zero-width: see its golden file
 			}
 			// The numbers are right-aligned under their headers: the last
-			// digit of every row sits under the header's last letter.
+			// digit of every row sits under the header's last letter. The
+			// finding codes start under FINDINGS, one a line.
 			header := lines[0]
 			hashesEnd := strings.Index(header, "HASHES") + len("HASHES")
+			findingsStart := strings.Index(header, "FINDINGS")
+			var wantCodes, gotCodes []string
+			for _, op := range ops {
+				for _, f := range op.Findings {
+					wantCodes = append(wantCodes, f.Code)
+				}
+			}
 			rows := 0
 			for _, line := range lines[1:] {
 				if line == "" {
@@ -192,12 +224,24 @@ func TestTableLayout(t *testing.T) {
 						t.Errorf("HASHES not aligned in %q", line)
 					}
 				}
+				// A line may end before FINDINGS: nothing found, no next action.
+				if twwidth.Width(line) > findingsStart {
+					i := byteAtColumn(line, findingsStart)
+					if i <= 0 || line[i-1] != ' ' {
+						t.Errorf("FINDINGS not aligned in %q", line)
+					} else if code, _, _ := strings.Cut(line[i:], " "); code != "" {
+						gotCodes = append(gotCodes, code)
+					}
+				}
 				if twwidth.Width(line) > tableWidth {
 					t.Errorf("line wider than %d: %q", tableWidth, line)
 				}
 			}
 			if rows != len(ops) {
 				t.Errorf("%d rows; want %d", rows, len(ops))
+			}
+			if diff := cmp.Diff(wantCodes, gotCodes); diff != "" {
+				t.Errorf("codes under FINDINGS (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -217,6 +261,35 @@ func TestSummaryLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, summaryLine(&tc.rep.Summary)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFindingsLine(t *testing.T) {
+	counts := func(kv ...any) *audit.Summary {
+		s := &audit.Summary{Findings: zeroFindings()}
+		for i := 0; i < len(kv); i += 2 {
+			s.Findings[kv[i].(string)] = kv[i+1].(int)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name string
+		s    *audit.Summary
+		want string
+	}{
+		{"fixture", &fourOperations().Summary, "findings: missing-key 1"},
+		{"nothing found", counts(), ""},
+		{"no counts", &audit.Summary{}, ""},
+		{"SPEC order, zeros left out", counts("shared-key", 3, "sensitive-identifier", 2, "key-churn", 1, "missing-key", 0),
+			"findings: key-churn 1, shared-key 3, sensitive-identifier 2"},
+		{"unknown codes last, sorted and sanitized", counts("zeta\x1b[2J", 1, "alpha", 4, "beta", 0, "orphan-effect", 2),
+			`findings: orphan-effect 2, alpha 4, zeta\x1b[2J 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, findingsLine(tc.s)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

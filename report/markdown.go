@@ -1,0 +1,217 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/effectaudit/effectaudit/audit"
+)
+
+const (
+	// markdownRows is how many operations the markdown table lists before
+	// it folds the rest into one line.
+	markdownRows = 100
+
+	// markdownBudget caps the bytes of the markdown report, so that it
+	// fits a pull-request comment (GitHub takes 65,536 characters) and a
+	// step summary (1 MiB) whatever the input: rows that would pass it are
+	// folded like the rows past markdownRows.
+	markdownBudget = 60_000
+
+	// maxShownRunes is the longest an input string is shown in markdown
+	// and annotations, which people read in a browser; a longer one is cut
+	// and ends with "…". The machine formats never cut.
+	maxShownRunes = 1000
+)
+
+// markdownPrinter writes a report for $GITHUB_STEP_SUMMARY or a pull-request
+// comment: a heading, the summary line, then a table of the operations that
+// are not healthy (healthy ones need no one's attention).
+//
+// Every input string is sanitized as on a terminal, so it holds no line
+// break or control character, then escaped so that it stays inside its
+// cell and renders as the text it is: the operationId in a code span (no
+// emphasis, links, HTML or @-mentions inside), the reason and the next
+// action as text with every character Markdown gives a meaning to
+// backslash-escaped.
+type markdownPrinter struct{}
+
+// errStop ends an iteration over the operations early; it never leaves the
+// package.
+var errStop = errors.New("stop")
+
+func (markdownPrinter) Print(w io.Writer, rep *audit.Report) error {
+	bw := bufio.NewWriterSize(w, bufferSize)
+	if err := printMarkdown(bw, rep); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write markdown report: %w", err)
+	}
+	return nil
+}
+
+func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
+	s := &rep.Summary
+	var head strings.Builder
+	head.WriteString("## effectaudit report\n\n")
+	head.WriteString(summaryLine(s))
+	head.WriteString("\n\n")
+	if n := s.InvalidLines; n > 0 {
+		fmt.Fprintf(&head, "%s skipped (`--format json` lists them).\n\n", plural(n, "invalid line"))
+	}
+	unhealthy := s.Operations - s.Labels[audit.Healthy]
+	switch {
+	case s.Operations == 0:
+		head.WriteString("No operations.\n")
+	case unhealthy == 0:
+		if s.Operations == 1 {
+			head.WriteString("The only operation is healthy.\n")
+		} else {
+			fmt.Fprintf(&head, "All %d operations are healthy.\n", s.Operations)
+		}
+	default:
+		head.WriteString("| Operation | Label | Attempts | Effects | Reason | Next action |\n")
+		head.WriteString("| --- | --- | ---: | ---: | --- | --- |\n")
+	}
+	if _, err := bw.WriteString(head.String()); err != nil {
+		return err
+	}
+	if unhealthy == 0 {
+		return nil
+	}
+
+	written, rows := head.Len(), 0
+	buf := make([]byte, 0, 4<<10)
+	err := rep.Operations(func(op *audit.Operation) error {
+		if op.Label == audit.Healthy {
+			return nil
+		}
+		if rows == markdownRows {
+			return errStop
+		}
+		buf = markdownRow(buf[:0], op)
+		if written+len(buf) > markdownBudget {
+			return errStop
+		}
+		rows++
+		written += len(buf)
+		_, err := bw.Write(buf)
+		return err
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return err
+	}
+	if more := unhealthy - rows; more > 0 {
+		line := fmt.Sprintf("\n… and %d more not shown (`--format table` or `--format json` lists every operation).\n", more)
+		if _, err := bw.WriteString(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// markdownRow appends the table row of one operation.
+func markdownRow(buf []byte, op *audit.Operation) []byte {
+	buf = append(buf, "| "...)
+	buf = appendCodeSpan(buf, shown(op.OperationID))
+	buf = append(buf, " | "...)
+	buf = appendMarkdownText(buf, shown(string(op.Label)))
+	buf = append(buf, " | "...)
+	buf = strconv.AppendInt(buf, int64(op.Attempts), 10)
+	buf = append(buf, " | "...)
+	buf = strconv.AppendInt(buf, int64(op.DistinctEffects), 10)
+	buf = append(buf, " | "...)
+	buf = appendMarkdownText(buf, shown(op.Reason))
+	buf = append(buf, " | "...)
+	buf = appendMarkdownText(buf, shown(op.NextAction))
+	return append(buf, " |\n"...)
+}
+
+// shown is s as people see it in a browser: sanitized, and cut after
+// maxShownRunes. Sanitized text is valid UTF-8, so it is cut between runes.
+func shown(s string) string {
+	s = Sanitize(s)
+	if len(s) <= maxShownRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxShownRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// markdownSpecial holds the characters that mean something to GitHub
+// Flavored Markdown inside a table cell: escapes, code spans, emphasis,
+// strikethrough, links and images, HTML and autolinks, entities, math and
+// the cell separator.
+const markdownSpecial = "\\`*_~[]<>&$|"
+
+// appendMarkdownText appends s, which holds no line break, as the text of a
+// table cell: each special character backslash-escaped. "\|" keeps a pipe
+// in its cell (GFM reads every "\|" so, before the inline markup); the
+// other escapes make the text render as written. Spaces at either end are
+// lost, since GFM trims cells; HTML would not show them anyway.
+func appendMarkdownText(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(markdownSpecial, s[i]) >= 0 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', s[i])
+			start = i + 1
+		}
+	}
+	return append(dst, s[start:]...)
+}
+
+// appendCodeSpan appends s, which holds no line break, as a code span in a
+// table cell. Inside a code span backslashes are literal, so only the pipe
+// is escaped, as GFM asks for pipes in cells. The fence is one backtick
+// longer than the longest run of them in s, and a space pads s when it
+// starts or ends with a backtick or a space, since a code span drops one
+// space at each end. An empty s is an empty cell.
+func appendCodeSpan(dst []byte, s string) []byte {
+	if s == "" {
+		return dst
+	}
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	pad := ""
+	if first, last := s[0], s[len(s)-1]; (first == '`' || first == ' ' || last == '`' || last == ' ') &&
+		strings.Trim(s, " ") != "" {
+		pad = " "
+	}
+	for range longest + 1 {
+		dst = append(dst, '`')
+	}
+	dst = append(dst, pad...)
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '|' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', '|')
+			start = i + 1
+		}
+	}
+	dst = append(dst, s[start:]...)
+	dst = append(dst, pad...)
+	for range longest + 1 {
+		dst = append(dst, '`')
+	}
+	return dst
+}
