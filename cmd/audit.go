@@ -24,9 +24,10 @@ type AuditOptions struct {
 	Streams *Streams
 	Ledger  LedgerOptions
 
-	Format string
-	FailOn []string
-	All    bool
+	Format      string
+	FailOn      []string
+	All         bool
+	Annotations string // "" or "github"
 }
 
 const auditLong = `Audit reads ledger records (NDJSON, one attempt or effect object per line)
@@ -61,6 +62,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	opts := &AuditOptions{Streams: streams}
 	format := newEnumFlag("table", report.Formats...)
 	failOn := newListFlag(slices.Clone(defaultFailOn), gateNames())
+	annotations := newEnumFlag("", "github")
 
 	c := &cobra.Command{
 		Use:   "audit [FILE...]",
@@ -75,6 +77,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 			}
 			opts.Format = format.value
 			opts.FailOn = failOn.values
+			opts.Annotations = annotations.value
 			if runF != nil {
 				return runF(opts)
 			}
@@ -85,6 +88,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	opts.Ledger.addFlags(f)
 	f.VarP(format, "format", "f", "report format: "+strings.Join(report.Formats, ", "))
 	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated, or none")
+	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each failing operation's first line)")
 	f.BoolVar(&opts.All, "all", false, "table: list healthy operations even when there are more than 100")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -92,13 +96,19 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 
 func auditRun(opts *AuditOptions) error {
 	s := opts.Streams
-	printer, err := report.New(opts.Format, report.Options{All: opts.All, Color: s.colorOK()})
+	printer, err := report.New(opts.Format, report.Options{All: opts.All, Color: s.colorOK(), FailOn: opts.FailOn})
 	if err != nil {
 		return usageError("%v", err)
 	}
-	rep, _, err := readLedgers(s, &opts.Ledger, nil)
+	rep, names, err := readLedgers(s, &opts.Ledger, nil)
 	if err != nil {
 		return err
+	}
+	if opts.Annotations == "github" {
+		// Workflow commands go to stderr: stdout is the report's.
+		if err := report.WriteAnnotations(s.ErrOut, rep, names, opts.FailOn); err != nil {
+			return failure(fmt.Errorf("writing annotations: %w", err))
+		}
 	}
 	out := bufio.NewWriterSize(s.Out, 64<<10)
 	if err := printer.Print(out, rep); err != nil {

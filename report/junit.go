@@ -210,6 +210,11 @@ func (g gate) match(op *audit.Operation) (string, bool) {
 	if slices.Contains(g.names, string(op.Label)) {
 		return string(op.Label), true
 	}
+	for _, f := range op.Findings {
+		if slices.Contains(g.names, f.Code) {
+			return f.Code, true
+		}
+	}
 	return "", false
 }
 

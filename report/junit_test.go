@@ -117,6 +117,20 @@ func xmlRead(s string) string {
 	return b.String()
 }
 
+// failsGate is SPEC's --fail-on: an operation fails when its label is
+// named, or else one of its finding codes; it returns the name matched.
+func failsGate(op *audit.Operation, failOn []string) (string, bool) {
+	if slices.Contains(failOn, string(op.Label)) {
+		return string(op.Label), true
+	}
+	for _, f := range op.Findings {
+		if slices.Contains(failOn, f.Code) {
+			return f.Code, true
+		}
+	}
+	return "", false
+}
+
 func printJUnit(t testing.TB, failOn []string, rep *audit.Report) []byte {
 	t.Helper()
 	return printReport(t, "junit", Options{FailOn: failOn}, rep)
@@ -171,7 +185,7 @@ func TestJUnitDocument(t *testing.T) {
 				ops := r.rep.OperationList()
 				failures := 0
 				for _, op := range ops {
-					if slices.Contains(g.failOn, string(op.Label)) {
+					if _, failed := failsGate(&op, g.failOn); failed {
 						failures++
 					}
 				}
@@ -198,10 +212,10 @@ func TestJUnitDocument(t *testing.T) {
 						", distinct effects: " + strconv.Itoa(op.DistinctEffects) +
 						", payload hashes: " + strconv.Itoa(len(op.PayloadHashes))
 					want := junitCase{Classname: string(op.Label), Name: xmlRead(op.OperationID)}
-					if slices.Contains(g.failOn, string(op.Label)) {
+					if name, failed := failsGate(&op, g.failOn); failed {
 						want.Failure = &junitFailure{
 							Message: string(op.Label) + ": " + xmlRead(op.Reason),
-							Type:    string(op.Label),
+							Type:    name,
 							Body:    details,
 						}
 					} else {
