@@ -191,13 +191,9 @@ func xmlChar(r rune) bool {
 	return r <= 0xD7FF || (0xE000 <= r && r <= 0xFFFD) || (0x10000 <= r && r <= utf8.MaxRune)
 }
 
-// gate decides which operations fail the run: those whose label is named in
-// --fail-on. The junit printer and the annotations ask it, so they agree
-// with the exit status.
-//
-// Findings will join the gate here: --fail-on also takes finding codes, so
-// match gains a loop over op.Findings, and failures already counts with a
-// pass over the operations whenever a name is not a label.
+// gate decides which operations fail the run: those whose label, or one of
+// whose finding codes, is named in --fail-on. The junit printer and the
+// annotations ask it, so they agree with the exit status.
 type gate struct {
 	names []string
 }
@@ -219,7 +215,8 @@ func (g gate) match(op *audit.Operation) (string, bool) {
 }
 
 // failures counts the operations that fail the gate: from the summary when
-// the gate names only labels, else with a pass over the operations.
+// the gate names only labels, else with a pass over the operations, since
+// the summary counts findings, not the operations that carry them.
 func (g gate) failures(rep *audit.Report) (int, error) {
 	labelsOnly := true
 	for _, name := range g.names {
