@@ -48,6 +48,10 @@ type Report struct {
 	Summary       Summary   `json:"summary"`
 	Invalid       []Invalid `json:"invalid"`
 
+	// Annotate, if set, completes each operation as Operations hands it out
+	// (a baseline comparison marks it); it runs on the calling goroutine.
+	Annotate func(*Operation) `json:"-"`
+
 	view *view
 	list []Operation // instead of view, for a report built by NewReport
 }
@@ -72,6 +76,9 @@ type Summary struct {
 	Operations         int            `json:"operations"`
 	Labels             map[Label]int  `json:"labels"`
 	Findings           map[string]int `json:"findings"` // every code, zero or not
+	// Resolved lists, with a baseline, the operations that failed the gate
+	// in the baseline and no longer do (or are gone), in baseline order.
+	Resolved []string `json:"resolved,omitempty"`
 }
 
 // Operation is the report on one operation.
@@ -90,6 +97,8 @@ type Operation struct {
 	FirstObservedAt    *string        `json:"firstObservedAt"`
 	LastObservedAt     *string        `json:"lastObservedAt"`
 	Findings           []Finding      `json:"findings"`
+	// Baseline is, with --baseline, "new", "unchanged" or "resolved".
+	Baseline string `json:"baseline,omitempty"`
 
 	// First is where the operation's first record is; not part of the JSON
 	// document, but printers use it to point at the input.
@@ -110,6 +119,13 @@ type Invalid struct {
 // is not the bottleneck of a large report; fn still sees them one at a time,
 // in order, from the calling goroutine.
 func (r *Report) Operations(fn func(*Operation) error) error {
+	if r.Annotate != nil {
+		inner := fn
+		fn = func(o *Operation) error {
+			r.Annotate(o)
+			return inner(o)
+		}
+	}
 	if r.view == nil {
 		for i := range r.list {
 			if err := fn(&r.list[i]); err != nil {

@@ -3,12 +3,14 @@ package cmd
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/baseline"
 	"github.com/effectaudit/effectaudit/report"
 )
 
@@ -24,10 +26,12 @@ type AuditOptions struct {
 	Streams *Streams
 	Ledger  LedgerOptions
 
-	Format      string
-	FailOn      []string
-	All         bool
-	Annotations string // "" or "github"
+	Format        string
+	FailOn        []string
+	All           bool
+	Annotations   string // "" or "github"
+	Baseline      string // earlier JSON report: gate only on what is new or worse
+	WriteBaseline string // write this run's JSON report here
 }
 
 const auditLong = `Audit reads ledger records (NDJSON, one attempt or effect object per line)
@@ -88,6 +92,8 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	opts.Ledger.addFlags(f)
 	f.VarP(format, "format", "f", "report format: "+strings.Join(report.Formats, ", "))
 	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated, or none")
+	f.StringVar(&opts.Baseline, "baseline", "", "earlier JSON report `FILE`: --fail-on counts only operations new or worse than in it")
+	f.StringVar(&opts.WriteBaseline, "write-baseline", "", "also write this run's JSON report to `FILE`, for a later --baseline")
 	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each failing operation's first line)")
 	f.BoolVar(&opts.All, "all", false, "table: list healthy operations even when there are more than 100")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
@@ -100,9 +106,27 @@ func auditRun(opts *AuditOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	var base *baseline.Baseline
+	if opts.Baseline != "" {
+		if base, err = loadBaseline(opts.Baseline); err != nil {
+			return err
+		}
+	}
 	rep, names, err := readLedgers(s, &opts.Ledger, nil)
 	if err != nil {
 		return err
+	}
+	fails := func() bool { return gateFails(rep, opts.FailOn) }
+	if base != nil {
+		// One pass marks every operation, so the summary can list the
+		// resolved ones before the operations are printed.
+		cmp := base.Compare(opts.FailOn)
+		if err := rep.Operations(func(o *audit.Operation) error { cmp.Mark(o); return nil }); err != nil {
+			return failure(err)
+		}
+		rep.Summary.Resolved = cmp.Resolved()
+		rep.Annotate = cmp.Mark
+		fails = cmp.Failed
 	}
 	if opts.Annotations == "github" {
 		// Workflow commands go to stderr: stdout is the report's.
@@ -117,8 +141,44 @@ func auditRun(opts *AuditOptions) error {
 	if err := out.Flush(); err != nil {
 		return failure(fmt.Errorf("writing report: %w", err))
 	}
-	if gateFails(rep, opts.FailOn) {
+	if opts.WriteBaseline != "" {
+		if err := writeReport(opts.WriteBaseline, rep); err != nil {
+			return err
+		}
+	}
+	if fails() {
 		return silentExit(ExitFailOn)
+	}
+	return nil
+}
+
+func loadBaseline(name string) (*baseline.Baseline, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, failure(fmt.Errorf("baseline: %w", err))
+	}
+	defer f.Close()
+	b, err := baseline.Load(name, bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, failure(fmt.Errorf("baseline: %w", err))
+	}
+	return b, nil
+}
+
+// writeReport writes rep as a JSON report to name, for the next run's
+// --baseline.
+func writeReport(name string, rep *audit.Report) error {
+	w, done, err := create(name, nil)
+	if err != nil {
+		return failure(fmt.Errorf("write baseline: %w", err))
+	}
+	p, _ := report.New("json", report.Options{})
+	err = p.Print(w, rep)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	if err != nil {
+		return failure(fmt.Errorf("write baseline: %w", err))
 	}
 	return nil
 }

@@ -23,9 +23,9 @@ const maxAnnotations = 50
 // that is not healthy, each pointing at the operation's first record
 // (inputs[op.First.Input], op.First.Line). Errors come first so warnings
 // never crowd them out; past maxAnnotations in all, one "::notice" counts
-// what was left out. The runner reads the commands from the step's standard
-// output, and shows the file as a link only when it is a path relative to
-// the repository root.
+// what was left out. The runner picks the commands out of the step's output
+// (standard output or standard error), and links the file only when it is a
+// path relative to the repository root.
 //
 // Input strings are sanitized as on a terminal, cut like in the markdown
 // report, and escaped per GitHub's rules, so none can end a command early

@@ -105,6 +105,10 @@ func (e *encoder) summary(s *audit.Summary) {
 	countMap(e, s.Labels)
 	e.key("findings")
 	countMap(e, s.Findings)
+	if len(s.Resolved) > 0 { // omitempty: only with --baseline
+		e.key("resolved")
+		e.strings(s.Resolved)
+	}
 	e.closeObject()
 }
 
@@ -149,6 +153,10 @@ func (e *encoder) operation(op *audit.Operation) {
 		e.closeObject()
 	}
 	e.closeArray()
+	if op.Baseline != "" { // omitempty: only with --baseline
+		e.key("baseline")
+		e.string(op.Baseline)
+	}
 	e.closeObject()
 }
 

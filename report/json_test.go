@@ -25,7 +25,9 @@ func fullyPopulated() *audit.Report {
 		{Code: "missing-payload-hash", Message: "2 attempt records carry an idempotencyKey but no payloadHash (first on line 3): drift cannot be checked"},
 		{Code: "shared-key", Message: "key \"k\"\\ <b>&amp;\x1b[2J\u2028\xff\t (scope hooks) is carried by 2 operations under one payload hash: one intent split into several identities"},
 	}
+	absent.Baseline = "new"
 	rep := withOperations(four, append(four.OperationList(), absent))
+	rep.Summary.Resolved = []string{"op-gone-\x1b\"1"}
 	rep.Summary.BlankLines = 2
 	rep.Summary.InvalidLines = 2
 	rep.Summary.Lines += 4
