@@ -35,6 +35,7 @@ type Auditor struct {
 	pairs     []*[chunkSize]binding
 	npairs    int
 	pairKey   []byte // scratch for lookups
+	hashBuf   [33]byte
 
 	resultIndex map[string]uint16 // results are few: intern them
 	results     []resultInfo
@@ -193,7 +194,7 @@ func (a *Auditor) Add(r *Record) {
 	}
 	hash := ""
 	if r.PayloadHash != "" {
-		hash, _ = op.hashes.add(&a.strs, r.PayloadHash)
+		hash, _ = op.hashes.add(&a.strs, compactHash(r.PayloadHash, &a.hashBuf))
 	}
 	var pair *opPair
 	if r.IdempotencyKey != "" {

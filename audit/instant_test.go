@@ -102,3 +102,21 @@ func TestPackedPosition(t *testing.T) {
 		t.Errorf("packed positions do not compare as positions")
 	}
 }
+
+func TestCompactHash(t *testing.T) {
+	const h = "sha256:d145c6cd5943de181fef991d4e236e233937077e2901967e2a71bc46c546bd94"
+	var buf [33]byte
+	c := compactHash(h, &buf)
+	if len(c) != 33 || expandHash(c) != h {
+		t.Errorf("compactHash(%q) = %q, expands to %q", h, c, expandHash(c))
+	}
+	for _, keep := range []string{
+		"sha256:D145c6cd5943de181fef991d4e236e233937077e2901967e2a71bc46c546bd94", // upper case is another hash
+		"sha256:d145", "sha512:d145c6cd5943de181fef991d4e236e233937077e2901967e2a71bc46c546bd94", "h1", "",
+		"sha256:g145c6cd5943de181fef991d4e236e233937077e2901967e2a71bc46c546bd94",
+	} {
+		if got := compactHash(keep, &buf); got != keep || expandHash(got) != keep {
+			t.Errorf("compactHash(%q) = %q, want it unchanged", keep, got)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package audit
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Compact forms of the values an operation keeps. Millions of operations
 // live at once, so a field's bytes are the audit's memory.
@@ -70,3 +73,68 @@ func (l label) name() Label { return labelNames[l] }
 type findingSet uint16
 
 func (f findingSet) has(c findingCode) bool { return f&(1<<c) != 0 }
+
+// The common payload hash, "sha256:" and 64 lower-case hex digits, is kept
+// as its 32 bytes behind a 0xFF marker: 33 bytes instead of 71. No decoded
+// JSON string holds the byte 0xFF (the reader rejects invalid UTF-8), so a
+// compact hash never equals a hash kept as written.
+const (
+	sha256Prefix  = "sha256:"
+	compactMarker = 0xFF
+)
+
+// compactHash returns the compact form of h in buf, or h itself.
+func compactHash(h string, buf *[33]byte) string {
+	if len(h) != len(sha256Prefix)+64 || h[:len(sha256Prefix)] != sha256Prefix {
+		return h
+	}
+	buf[0] = compactMarker
+	hex := h[len(sha256Prefix):]
+	bad := byte(0)
+	for i := range 32 {
+		hi, lo := hexValue[hex[2*i]], hexValue[hex[2*i+1]]
+		bad |= hi | lo
+		buf[1+i] = hi<<4 | lo&15
+	}
+	if bad&0x10 != 0 { // a byte that is not a lower-case hex digit
+		return h
+	}
+	// Aliases buf: the caller's set copies it only when it is new.
+	return unsafe.String(&buf[0], len(buf))
+}
+
+// expandHash undoes compactHash.
+func expandHash(h string) string {
+	if len(h) != 33 || h[0] != compactMarker {
+		return h
+	}
+	const digits = "0123456789abcdef"
+	out := make([]byte, 0, len(sha256Prefix)+64)
+	out = append(out, sha256Prefix...)
+	for i := 1; i < 33; i++ {
+		out = append(out, digits[h[i]>>4], digits[h[i]&15])
+	}
+	return string(out)
+}
+
+func expandHashes(hs []string) []string {
+	for i, h := range hs {
+		hs[i] = expandHash(h)
+	}
+	return hs
+}
+
+// hexValue maps a lower-case hex digit to its value and any other byte to
+// 0x10, a bit no digit has.
+var hexValue = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0x10
+	}
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c - '0'
+	}
+	for c := byte('a'); c <= 'f'; c++ {
+		t[c] = c - 'a' + 10
+	}
+	return t
+}()

@@ -353,7 +353,7 @@ func (v *view) render(ref opRef) Operation {
 		DistinctEffects:    op.effects.len(),
 		EffectRefs:         op.effects.list(),
 		IdempotencyKeys:    []string{},
-		PayloadHashes:      op.hashes.list(),
+		PayloadHashes:      expandHashes(op.hashes.list()),
 		First:              op.first.unpack(),
 	}
 	op.eachResult(func(code uint16, n int) { o.Results[a.results[code].name] = n })
@@ -431,13 +431,13 @@ func (v *view) reason(a *Auditor, op *operation) string {
 	case lKeyConflict:
 		if op.hashes.len() >= 2 {
 			return fmt.Sprintf("%d payload hashes under one operation: %s",
-				op.hashes.len(), list(op.hashes.list()))
+				op.hashes.len(), list(expandHashes(op.hashes.list())))
 		}
 		// Sorted: a pair's values arrive in an order that depends on how
 		// operations were sharded.
 		b, hashes, ops := v.conflict(a, op)
 		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) across %s",
-			describeKey(b), len(hashes), list(sorted(hashes)), plural(ops, "operation"))
+			describeKey(b), len(hashes), list(sorted(expandHashes(hashes))), plural(ops, "operation"))
 	case lDuplicate:
 		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
 			plural(int(op.effectObs), "effect observation"), op.effects.len(), list(op.effects.list()))
