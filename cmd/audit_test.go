@@ -120,6 +120,23 @@ func TestCompressedInputs(t *testing.T) {
 		}
 	}
 
+	// OTLP exports are recognised after decompression.
+	otlpData, err := os.ReadFile(filepath.Join("..", "otlp", "testdata", "four-operations.otlp.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otlpGz bytes.Buffer
+	zw = gzip.NewWriter(&otlpGz)
+	zw.Write(otlpData)
+	zw.Close()
+	otlpFile := filepath.Join(dir, "traces.json.gz")
+	if err := os.WriteFile(otlpFile, otlpGz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, code := run("audit", "-f", "ndjson", otlpFile); code != wantCode || strings.Count(got, "\n") != 4 {
+		t.Errorf("gzip OTLP: exit %d, report %q", code, got)
+	}
+
 	// Compressed standard input too.
 	streams, stdout, _ := TestStreams(gz.String())
 	if code := Main(streams, "audit", "-f", "ndjson"); code != wantCode || stdout.String() != want {

@@ -61,6 +61,10 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
 	head.WriteString("## effectaudit report\n\n")
 	head.WriteString(summaryLine(s))
 	head.WriteString("\n\n")
+	if line := findingsLine(s); line != "" {
+		head.Write(appendMarkdownText(nil, "F"+line[1:]))
+		head.WriteString("\n\n")
+	}
 	if n := s.InvalidLines; n > 0 {
 		fmt.Fprintf(&head, "%s skipped (`--format json` lists them).\n\n", plural(n, "invalid line"))
 	}
