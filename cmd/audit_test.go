@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -225,5 +226,32 @@ func TestColor(t *testing.T) {
 				t.Errorf("colour = %v, want %v:\n%s", got, tt.want, stdout)
 			}
 		})
+	}
+}
+
+// TestOutputIgnoresGOMAXPROCS runs the whole command on a generated ledger
+// with 1, 2 and 8 procs: decoding, sharding and rendering spread over them,
+// and the report must not change by a byte.
+func TestOutputIgnoresGOMAXPROCS(t *testing.T) {
+	ledger := filepath.Join(t.TempDir(), "ledger.ndjson")
+	streams, _, stderr := TestStreams("")
+	if code := Main(streams, "generate", "--ops", "5000", "--seed", "9", "-o", ledger); code != ExitOK {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	want := map[string]string{}
+	for _, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, format := range []string{"json", "table"} {
+			streams, stdout, stderr := TestStreams("")
+			if code := Main(streams, "audit", "--fail-on", "none", "--all", "-f", format, ledger); code != ExitOK {
+				t.Fatalf("GOMAXPROCS=%d: exit %d: %s", procs, code, stderr)
+			}
+			if procs == 1 {
+				want[format] = stdout.String()
+			} else if diff := cmp.Diff(want[format], stdout.String()); diff != "" {
+				t.Errorf("GOMAXPROCS=%d, %s: report differs (-1 proc +%d procs):\n%s", procs, format, procs, diff)
+			}
+		}
 	}
 }
