@@ -37,7 +37,7 @@ type Auditor struct {
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
 
-	resultIndex map[string]uint16 // results are few: intern them
+	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
 
 	lines, blankLines, records int
@@ -64,7 +64,7 @@ func NewSized(policy Policy, ops int) *Auditor {
 		policy:      policy,
 		opIndex:     make(map[string]int32, ops),
 		pairIndex:   make(map[string]int32, ops),
-		resultIndex: make(map[string]uint16),
+		resultIndex: make(map[string]uint32),
 	}
 }
 
@@ -77,6 +77,14 @@ type binding struct {
 
 	// Across every part of a merged audit, set by Merge.
 	allHashes, allOps int32
+	conflict          *conflictInfo // when allHashes >= 2
+}
+
+// conflictInfo is what a key-conflict reason says about a pair, worked out
+// once per pair rather than once per operation that carries it.
+type conflictInfo struct {
+	hashes string // the first few hashes in sorted order
+	n, ops int
 }
 
 func (b *binding) scope() string { return b.joined[:len(b.joined)-len(b.key())-1] }
@@ -109,6 +117,7 @@ const (
 	tFirstEffect
 	tFirstSuccess
 	tFirstFinal
+	tLastNewAttempt // latest first record of a distinct attempt
 	nTimes
 )
 
@@ -143,7 +152,7 @@ type operation struct {
 }
 
 type resultCount struct {
-	code uint16
+	code uint32
 	n    int32
 }
 
@@ -188,9 +197,11 @@ func (a *Auditor) Add(r *Record) {
 
 	when := noStamp
 	if r.HasObservedAt {
-		when = stampOf(r.ObservedAt)
-		op.track(tFirstSeen, when, true)
-		op.track(tLastSeen, when, false)
+		if s, ok := stampOf(r.ObservedAt); ok {
+			when = s
+			op.track(tFirstSeen, when, true)
+			op.track(tLastSeen, when, false)
+		}
 	}
 	hash := ""
 	if r.PayloadHash != "" {
@@ -222,30 +233,12 @@ func (a *Auditor) Add(r *Record) {
 
 func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair, hash string) {
 	op.attemptRecords++
+	// The absence rule looks at every attempt record...
 	if when != noStamp {
 		op.track(tFirstAttempt, when, true)
 		op.track(tLastAttempt, when, false)
 	} else {
 		op.untimedAttempts++
-	}
-	if pair == nil {
-		op.keylessAttempts++
-	} else {
-		pair.attempts++
-		if when != noStamp {
-			if pair.first == noStamp || when < pair.first {
-				pair.first = when
-			}
-			if pair.last == noStamp || when > pair.last {
-				pair.last = when
-			}
-		}
-		if hash == "" {
-			if op.unhashedKeyed == 0 {
-				op.unhashedAt = pack(r.Pos)
-			}
-			op.unhashedKeyed++
-		}
 	}
 	newAttempt := true
 	if r.AttemptID == "" {
@@ -253,20 +246,44 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 	} else {
 		newAttempt = op.attemptIDs.add(xxhash.Sum64String(r.AttemptID))
 	}
-	if r.Result == "" {
+	if pair == nil {
+		op.keylessAttempts++
+	} else {
+		pair.attempts++
+		if hash == "" {
+			if op.unhashedKeyed == 0 {
+				op.unhashedAt = pack(r.Pos)
+			}
+			op.unhashedKeyed++
+		}
+	}
+	code, hasResult := uint32(0), r.Result != ""
+	if hasResult {
+		code = a.result(r.Result)
+		if newAttempt {
+			op.countResult(code)
+		}
+	}
+	// ...but retries are told apart by attempt: a re-exported attempt, with
+	// another observedAt, is not a retry. Only an attempt's first record
+	// times it for the retry findings.
+	if !newAttempt || when == noStamp {
 		return
 	}
-	code := a.result(r.Result)
-	if newAttempt {
-		op.countResult(code)
+	op.track(tLastNewAttempt, when, false)
+	if pair != nil {
+		if pair.first == noStamp || when < pair.first {
+			pair.first = when
+		}
+		if pair.last == noStamp || when > pair.last {
+			pair.last = when
+		}
 	}
-	if when != noStamp {
-		if a.results[code].name == "success" {
-			op.track(tFirstSuccess, when, true)
-		}
-		if a.results[code].final {
-			op.track(tFirstFinal, when, true)
-		}
+	if hasResult && a.results[code].name == "success" {
+		op.track(tFirstSuccess, when, true)
+	}
+	if hasResult && a.results[code].final {
+		op.track(tFirstFinal, when, true)
 	}
 }
 
@@ -335,23 +352,18 @@ func (op *operation) eachPair(fn func(p *opPair)) {
 	}
 }
 
-func (a *Auditor) result(name string) uint16 {
+func (a *Auditor) result(name string) uint32 {
 	if c, ok := a.resultIndex[name]; ok {
 		return c
 	}
-	if len(a.results) == 1<<16-1 {
-		// No transport has that many distinct results; fold the rest into
-		// the last code rather than overflow.
-		return uint16(len(a.results) - 1)
-	}
-	c := uint16(len(a.results))
+	c := uint32(len(a.results))
 	stored := a.strs.clone(name)
 	a.results = append(a.results, resultInfo{name: stored, final: a.policy != nil && a.policy.IsFinal(stored)})
 	a.resultIndex[stored] = c
 	return c
 }
 
-func (op *operation) countResult(code uint16) {
+func (op *operation) countResult(code uint32) {
 	for i := range op.results {
 		rc := &op.results[i]
 		switch {
@@ -376,7 +388,7 @@ func (op *operation) countResult(code uint16) {
 }
 
 // eachResult calls fn for every (result, count) of op, in first-seen order.
-func (op *operation) eachResult(fn func(code uint16, n int)) {
+func (op *operation) eachResult(fn func(code uint32, n int)) {
 	for _, rc := range op.results {
 		if rc.n == 0 {
 			return
@@ -420,6 +432,3 @@ func (a *Auditor) Operations() int { return a.nops }
 
 // Report computes the labels, the findings and the summary.
 func (a *Auditor) Report() *Report { return Merge(a) }
-
-// InvalidLines returns how many invalid lines have been accounted for.
-func (a *Auditor) InvalidLines() int { return a.invalidLines }

@@ -1,8 +1,10 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -91,16 +93,25 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 				describeKey(b), b.allOps)
 		}
 	})
-	if others := v.sharedEffects[ref]; len(others) > 0 {
-		raise(fSharedEffect, "effectRef %s is also observed under %s", others[0].ref, describeOps(others[0].ops))
+	if shared := v.sharedEffects[ref]; len(shared) > 0 {
+		w := shared[0]
+		others := strings.Join(w.others, ", ")
+		if w.more > 0 {
+			others += fmt.Sprintf(" and %d more", w.more)
+		}
+		noun := "operation"
+		if len(w.others)+w.more > 1 {
+			noun = "operations"
+		}
+		raise(fSharedEffect, "effectRef %s is also observed under %s %s", w.ref, noun, others)
 	}
-	if op.has(tFirstSuccess) && op.times[tLastAttempt] > op.times[tFirstSuccess] {
+	if op.has(tFirstSuccess) && op.times[tLastNewAttempt] > op.times[tFirstSuccess] {
 		raise(fRetryAfterSuccess, "an attempt at %s comes after the success at %s",
-			op.times[tLastAttempt], op.times[tFirstSuccess])
+			op.times[tLastNewAttempt], op.times[tFirstSuccess])
 	}
-	if op.has(tFirstFinal) && op.times[tLastAttempt] > op.times[tFirstFinal] {
+	if op.has(tFirstFinal) && op.times[tLastNewAttempt] > op.times[tFirstFinal] {
 		raise(fRetryAfterFinal, "an attempt at %s comes after a final result at %s",
-			op.times[tLastAttempt], op.times[tFirstFinal])
+			op.times[tLastNewAttempt], op.times[tFirstFinal])
 	}
 	if a.policy != nil {
 		op.eachPair(func(p *opPair) {
@@ -109,9 +120,14 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			}
 			b := a.pairAt(p.bind)
 			keep := a.policy.Retention(b.scope())
-			if span := time.Duration(p.last - p.first); keep > 0 && span > keep {
+			span := time.Duration(p.last - p.first) // negative if the difference overflowed
+			if keep > 0 && (span < 0 || span > keep) {
+				length := span.String()
+				if span < 0 {
+					length = "more than 292 years"
+				}
 				raise(fRetryPastRetention, "attempts under key %s span %s (%s to %s), beyond its %s retention",
-					describeKey(b), span, p.first, p.last, keep)
+					describeKey(b), length, p.first, p.last, keep)
 			}
 		})
 	}
@@ -144,6 +160,7 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 // pairTotals unites a key pair's bindings across the parts: its distinct
 // hashes and how many operations carry it.
 func (v *view) pairTotals(joined string) (hashes []string, ops int) {
+	var seen map[string]struct{} // once there are many, so as not to go quadratic
 	for _, p := range v.parts {
 		i, ok := p.pairIndex[joined]
 		if !ok {
@@ -151,9 +168,22 @@ func (v *view) pairTotals(joined string) (hashes []string, ops int) {
 		}
 		b := p.pairAt(i)
 		for _, h := range b.hashes.list() {
-			if !slices.Contains(hashes, h) {
-				hashes = append(hashes, h)
+			switch {
+			case seen != nil:
+				if _, dup := seen[h]; dup {
+					continue
+				}
+				seen[h] = struct{}{}
+			case slices.Contains(hashes, h):
+				continue
+			case len(hashes) == indexAfter:
+				seen = make(map[string]struct{}, 2*indexAfter)
+				for _, x := range hashes {
+					seen[x] = struct{}{}
+				}
+				seen[h] = struct{}{}
 			}
+			hashes = append(hashes, h)
 		}
 		ops += int(b.ops)
 	}
@@ -161,75 +191,75 @@ func (v *view) pairTotals(joined string) (hashes []string, ops int) {
 }
 
 type sharedWith struct {
-	ref string
-	ops []string // the other operations observing ref
+	ref    string
+	others []string // the first few other operations observing ref, by id
+	more   int      // how many others there are beyond those
 }
 
 // findSharedEffects finds effectRefs observed under two or more operations.
-// It sorts fingerprints of (effectRef, operation) pairs rather than keep an
-// index of every effect during the audit: the memory is needed only here.
+// It sorts (fingerprint, effectRef, operation) entries once, rather than
+// keep an index of every effect during the audit: the memory is needed only
+// here, and each group of operations sharing a ref is handled in one pass.
 func (v *view) findSharedEffects() map[opRef][]sharedWith {
-	var entries []effectEntry
+	type entry struct {
+		h    uint64
+		name string
+		ref  opRef
+		id   string
+	}
+	var entries []entry
 	for _, r := range v.order {
 		_, op := v.op(r)
-		if op.effects.first != "" {
-			entries = append(entries, effectEntry{xxhash.Sum64String(op.effects.first), r})
-		}
-		if op.effects.more != nil {
-			for _, e := range *op.effects.more {
-				entries = append(entries, effectEntry{xxhash.Sum64String(e), r})
-			}
+		for _, e := range op.effects.list() {
+			entries = append(entries, entry{xxhash.Sum64String(e), e, r, op.id})
 		}
 	}
-	slices.SortFunc(entries, func(x, y effectEntry) int {
-		switch {
-		case x.h < y.h:
-			return -1
-		case x.h > y.h:
-			return 1
+	slices.SortFunc(entries, func(x, y entry) int {
+		if c := cmp.Compare(x.h, y.h); c != 0 {
+			return c
 		}
-		return 0
+		return strings.Compare(x.name, y.name)
 	})
 	shared := map[opRef][]sharedWith{}
 	for i := 0; i < len(entries); {
 		j := i + 1
-		for j < len(entries) && entries[j].h == entries[i].h {
+		for j < len(entries) && entries[j].h == entries[i].h && entries[j].name == entries[i].name {
 			j++
 		}
 		if j-i >= 2 {
-			v.markShared(shared, entries[i:j])
+			// An operation's effects are distinct, so the group's
+			// operations are too.
+			group := entries[i:j]
+			ids := make([]string, len(group))
+			for k, e := range group {
+				ids[k] = e.id
+			}
+			slices.Sort(ids)
+			const named = 3
+			for _, e := range group {
+				w := sharedWith{ref: e.name, more: len(group) - 1 - named}
+				for _, id := range ids {
+					if len(w.others) == named {
+						break
+					}
+					if id != e.id {
+						w.others = append(w.others, id)
+					}
+				}
+				w.more = max(0, w.more)
+				shared[e.ref] = append(shared[e.ref], w)
+			}
 		}
 		i = j
 	}
 	return shared
 }
 
-type effectEntry struct {
-	h   uint64 // fingerprint of an effectRef
-	ref opRef  // an operation observing it
-}
-
-func (v *view) markShared(shared map[opRef][]sharedWith, group []effectEntry) {
-	// A group shares a fingerprint; refs are compared for real here.
-	refsOf := func(r opRef) []string { _, op := v.op(r); return op.effects.list() }
-	for _, x := range group {
-		for _, ref := range refsOf(x.ref) {
-			if xxhash.Sum64String(ref) != group[0].h {
-				continue
-			}
-			var others []string
-			for _, y := range group {
-				_, other := v.op(y.ref)
-				if y.ref != x.ref && slices.Contains(refsOf(y.ref), ref) && !slices.Contains(others, other.id) {
-					others = append(others, other.id)
-				}
-			}
-			if len(others) > 0 {
-				slices.Sort(others)
-				shared[x.ref] = append(shared[x.ref], sharedWith{ref: ref, ops: others})
-			}
-		}
+func describeKey(b *binding) string {
+	if s := b.scope(); s != "" {
+		return b.key() + " (scope " + s + ")"
 	}
+	return b.key()
 }
 
 // carry agrees the verb with a count of records.
@@ -238,13 +268,6 @@ func carry(n int32) string {
 		return "carries"
 	}
 	return "carry"
-}
-
-func describeKey(b *binding) string {
-	if s := b.scope(); s != "" {
-		return b.key() + " (scope " + s + ")"
-	}
-	return b.key()
 }
 
 // newFindingCounts returns a map with every finding code at zero.

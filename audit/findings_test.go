@@ -170,6 +170,22 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
+			name: "no retry-after-success: the success exported twice, the second time later",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t0},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t1},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-past-retention over centuries does not overflow",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "1700-01-01T00:00:00Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2200-01-01T00:00:00Z"},
+			},
+			want: map[string][]string{"o": {"retry-past-retention"}},
+		},
+		{
 			name: "retry-after-final",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "invalid_arguments", when: t0},

@@ -10,23 +10,23 @@ import (
 
 // stamp is an instant as nanoseconds since 1970, the form operations keep
 // their times in: 8 bytes instead of Instant's 16. It spans the years 1678
-// to 2262 exactly; instants outside are clamped to those bounds (so two
-// instants both before 1678 compare equal), which no trace of a running
-// system reaches.
+// to 2262 exactly; a record observed outside them counts as untimed (see
+// stampOf), so the rules that need a time stay conservative.
 type stamp int64
 
 // noStamp marks a time that was never observed.
 const noStamp = stamp(math.MinInt64)
 
-func stampOf(i Instant) stamp {
+// stampOf converts i, or reports that it lies outside the years a stamp
+// spans. Such a time is valid RFC 3339 but no trace of a running system
+// holds it; treating it as missing makes an absence unreliable and raises no
+// time-based finding, rather than compare clamped values.
+func stampOf(i Instant) (stamp, bool) {
 	const maxSec = math.MaxInt64/int64(1e9) - 1
-	switch {
-	case i.Sec > maxSec:
-		return math.MaxInt64
-	case i.Sec < -maxSec:
-		return math.MinInt64 + 1
+	if i.Sec > maxSec || i.Sec < -maxSec {
+		return noStamp, false
 	}
-	return stamp(i.Sec*1e9 + int64(i.Nsec))
+	return stamp(i.Sec*1e9 + int64(i.Nsec)), true
 }
 
 func (s stamp) instant() Instant {

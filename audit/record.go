@@ -68,9 +68,6 @@ type Record struct {
 	Pos            Position
 }
 
-// Absent reports whether r is a provider's observation that no effect exists.
-func (r *Record) Absent() bool { return r.Type == Effect && r.Result == "absent" }
-
 // FieldError says why a syntactically valid JSON object is not a valid record.
 type FieldError struct {
 	Field string // the member at fault; "" when the record as a whole is

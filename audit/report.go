@@ -266,9 +266,19 @@ func (v *view) totalPairs() {
 		for i := range int32(a.npairs) {
 			b := a.pairAt(i)
 			b.allHashes, b.allOps = int32(b.hashes.len()), b.ops
+			var hashes []string
 			if len(v.parts) > 1 {
-				hashes, ops := v.pairTotals(b.joined)
+				var ops int
+				hashes, ops = v.pairTotals(b.joined)
 				b.allHashes, b.allOps = int32(len(hashes)), int32(ops)
+			}
+			if b.allHashes >= 2 {
+				if hashes == nil {
+					hashes = b.hashes.list()
+				}
+				// Sorted: a pair's hashes arrive in an order that depends on
+				// how operations were sharded.
+				b.conflict = &conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(b.allOps)}
 			}
 		}
 	}
@@ -336,8 +346,26 @@ func mergeOrder(parts []*Auditor) []opRef {
 		order = append(order, opRef{part: uint16(best), index: int32(next[best])})
 		next[best]++
 	}
+	// Operations share a first position only where positions saturate
+	// (see packedPos); order those by id, the same however they were
+	// sharded.
+	for i := 0; i < len(order); {
+		j := i + 1
+		first := opAtRef(parts, order[i]).first
+		for j < len(order) && opAtRef(parts, order[j]).first == first {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(x, y opRef) int {
+				return strings.Compare(opAtRef(parts, x).id, opAtRef(parts, y).id)
+			})
+		}
+		i = j
+	}
 	return order
 }
+
+func opAtRef(parts []*Auditor, r opRef) *operation { return parts[r.part].opAt(int(r.index)) }
 
 // render builds the report on one operation.
 func (v *view) render(ref opRef) Operation {
@@ -356,7 +384,7 @@ func (v *view) render(ref opRef) Operation {
 		PayloadHashes:      expandHashes(op.hashes.list()),
 		First:              op.first.unpack(),
 	}
-	op.eachResult(func(code uint16, n int) { o.Results[a.results[code].name] = n })
+	op.eachResult(func(code uint32, n int) { o.Results[a.results[code].name] = n })
 	op.eachPair(func(p *opPair) {
 		if key := a.pairAt(p.bind).key(); !slices.Contains(o.IdempotencyKeys, key) {
 			o.IdempotencyKeys = append(o.IdempotencyKeys, key)
@@ -374,22 +402,16 @@ func (v *view) render(ref opRef) Operation {
 	return o
 }
 
-// conflict returns the joined key of the first of op's key pairs bound to
-// two or more hashes anywhere in the input, and those hashes.
-func (v *view) conflict(a *Auditor, op *operation) (*binding, []string, int) {
+// conflict returns the first of op's key pairs bound to two or more hashes
+// anywhere in the input.
+func (v *view) conflict(a *Auditor, op *operation) *binding {
 	var found *binding
-	var hashes []string
-	var ops int
 	op.eachPair(func(p *opPair) {
-		if found != nil {
-			return
-		}
-		if b := a.pairAt(p.bind); b.allHashes >= 2 {
+		if b := a.pairAt(p.bind); found == nil && b.allHashes >= 2 {
 			found = b
-			hashes, ops = v.pairTotals(b.joined)
 		}
 	})
-	return found, hashes, ops
+	return found
 }
 
 // label returns the first rule of SPEC's Labels that matches.
@@ -398,7 +420,7 @@ func (v *view) label(a *Auditor, op *operation) label {
 	case op.hashes.len() >= 2:
 		return lKeyConflict
 	}
-	if b, _, _ := v.conflict(a, op); b != nil {
+	if v.conflict(a, op) != nil {
 		return lKeyConflict
 	}
 	switch {
@@ -433,11 +455,9 @@ func (v *view) reason(a *Auditor, op *operation) string {
 			return fmt.Sprintf("%d payload hashes under one operation: %s",
 				op.hashes.len(), list(expandHashes(op.hashes.list())))
 		}
-		// Sorted: a pair's values arrive in an order that depends on how
-		// operations were sharded.
-		b, hashes, ops := v.conflict(a, op)
+		b := v.conflict(a, op)
 		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) across %s",
-			describeKey(b), len(hashes), list(sorted(expandHashes(hashes))), plural(ops, "operation"))
+			describeKey(b), b.conflict.n, b.conflict.hashes, plural(b.conflict.ops, "operation"))
 	case lDuplicate:
 		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
 			plural(int(op.effectObs), "effect observation"), op.effects.len(), list(op.effects.list()))
@@ -460,7 +480,7 @@ func (v *view) reason(a *Auditor, op *operation) string {
 	case op.absentObs == 0:
 		return fmt.Sprintf("%s%s, no effect observation and no proof of absence", attempts, resultSummary(a, op))
 	case !op.has(tLastAbsent):
-		return fmt.Sprintf("%s, but no absent observation carries observedAt", attempts)
+		return fmt.Sprintf("%s, but no absent observation carries a usable observedAt", attempts)
 	case op.untimedAttempts > 0:
 		return fmt.Sprintf("%s lack observedAt, so the absence observed at %s is not reliable",
 			plural(int(op.untimedAttempts), "attempt record"), op.times[tLastAbsent])
@@ -472,7 +492,7 @@ func (v *view) reason(a *Auditor, op *operation) string {
 // resultSummary renders the attempt results, e.g. " (timeout ×2)".
 func resultSummary(a *Auditor, op *operation) string {
 	var parts []string
-	op.eachResult(func(code uint16, n int) {
+	op.eachResult(func(code uint32, n int) {
 		s := a.results[code].name
 		if n > 1 {
 			s += fmt.Sprintf(" ×%d", n)
@@ -488,13 +508,6 @@ func resultSummary(a *Auditor, op *operation) string {
 func sorted(values []string) []string {
 	slices.Sort(values)
 	return values
-}
-
-func describeOps(ids []string) string {
-	if len(ids) == 1 {
-		return "operation " + ids[0]
-	}
-	return "operations " + list(ids)
 }
 
 // list joins values, naming at most a few so a reason stays one line.

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -256,6 +257,14 @@ func TestLabels(t *testing.T) {
 			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
 		},
 		{
+			name: "times beyond the years 1678 to 2262 count as untimed, never clamped",
+			recs: []rec{
+				{typ: A, op: "op-1", attempt: "a1", when: "2300-01-01T00:00:00Z"},
+				{typ: E, op: "op-1", result: "absent", when: "2263-01-01T00:00:00Z"},
+			},
+			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
+		},
+		{
 			name: "an absence without observedAt proves nothing after attempts",
 			recs: []rec{
 				{typ: A, op: "op-1", attempt: "a1", when: "2026-01-01T10:00:00Z"},
@@ -405,6 +414,23 @@ func TestReportShape(t *testing.T) {
 	}
 	if diff := cmp.Diff([]Invalid{}, got.Invalid); diff != "" {
 		t.Errorf("invalid (-want +got):\n%s", diff)
+	}
+}
+
+// TestManyResults checks that results are never folded together, however
+// many distinct ones there are.
+func TestManyResults(t *testing.T) {
+	a := New(nil)
+	const n = 70000
+	for i := range n {
+		r := Record{Type: Attempt, OperationID: "o", AttemptID: fmt.Sprint(i), Result: fmt.Sprintf("r%d", i), Pos: Position{Line: i + 1}}
+		a.Add(&r)
+	}
+	last := Record{Type: Attempt, OperationID: "o", AttemptID: "x", Result: "success", Pos: Position{Line: n + 1}}
+	a.Add(&last)
+	got := a.Report().OperationList()[0].Results
+	if len(got) != n+1 || got["success"] != 1 || got["r69999"] != 1 {
+		t.Errorf("%d distinct results, success %d; want %d and 1", len(got), got["success"], n+1)
 	}
 }
 

@@ -39,10 +39,20 @@ func (a *arena) clone(s string) string {
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
+// indexAfter is how many values a set scans linearly before it builds a
+// map: most sets hold one value, a few a handful, and a hot operation with
+// thousands of attempts must not go quadratic.
+const indexAfter = 16
+
 // stringSet holds distinct strings in insertion order.
 type stringSet struct {
 	first string
-	more  *[]string // the values after the first, when there are any
+	more  *moreStrings // the values after the first, when there are any
+}
+
+type moreStrings struct {
+	items []string
+	index map[string]struct{} // built past indexAfter items
 }
 
 // add inserts v (copying it into ar) if it is new, and returns the stored
@@ -56,15 +66,35 @@ func (s *stringSet) add(ar *arena, v string) (string, bool) {
 		return s.first, false
 	}
 	if s.more == nil {
-		s.more = &[]string{}
+		s.more = &moreStrings{}
 	}
-	for _, it := range *s.more {
-		if it == v {
-			return it, false
+	m := s.more
+	if m.index != nil {
+		if _, ok := m.index[v]; ok {
+			for _, it := range m.items { // rare: a hit in a large set
+				if it == v {
+					return it, false
+				}
+			}
+		}
+	} else {
+		for _, it := range m.items {
+			if it == v {
+				return it, false
+			}
 		}
 	}
 	c := ar.clone(v)
-	*s.more = append(*s.more, c)
+	m.items = append(m.items, c)
+	switch {
+	case m.index != nil:
+		m.index[c] = struct{}{}
+	case len(m.items) > indexAfter:
+		m.index = make(map[string]struct{}, 2*len(m.items))
+		for _, it := range m.items {
+			m.index[it] = struct{}{}
+		}
+	}
 	return c, true
 }
 
@@ -75,7 +105,7 @@ func (s *stringSet) len() int {
 	case s.more == nil:
 		return 1
 	}
-	return 1 + len(*s.more)
+	return 1 + len(s.more.items)
 }
 
 // list returns the values in insertion order, never nil.
@@ -85,7 +115,7 @@ func (s *stringSet) list() []string {
 		out = append(out, s.first)
 	}
 	if s.more != nil {
-		out = append(out, *s.more...)
+		out = append(out, s.more.items...)
 	}
 	return out
 }
@@ -97,7 +127,12 @@ func (s *stringSet) list() []string {
 type fingerprintSet struct {
 	n     uint32
 	first uint64
-	more  *[]uint64
+	more  *moreFingerprints
+}
+
+type moreFingerprints struct {
+	items []uint64
+	index map[uint64]struct{} // built past indexAfter items
 }
 
 func (s *fingerprintSet) add(h uint64) bool {
@@ -109,14 +144,29 @@ func (s *fingerprintSet) add(h uint64) bool {
 		return false
 	}
 	if s.more == nil {
-		s.more = &[]uint64{}
+		s.more = &moreFingerprints{}
 	}
-	for _, it := range *s.more {
-		if it == h {
+	m := s.more
+	if m.index != nil {
+		if _, ok := m.index[h]; ok {
 			return false
 		}
+		m.index[h] = struct{}{}
+	} else {
+		for _, it := range m.items {
+			if it == h {
+				return false
+			}
+		}
+		if len(m.items) >= indexAfter {
+			m.index = make(map[uint64]struct{}, 2*indexAfter)
+			for _, it := range m.items {
+				m.index[it] = struct{}{}
+			}
+			m.index[h] = struct{}{}
+		}
 	}
-	*s.more = append(*s.more, h)
+	m.items = append(m.items, h)
 	s.n++
 	return true
 }

@@ -63,12 +63,12 @@ func generateRun(opts *GenerateOptions) (err error) {
 	defer func() { err = errors.Join(err, closeOut()) }()
 	var truth io.Writer
 	if opts.Truth != "" {
-		t, closeTruth, err := create(opts.Truth, nil)
+		var closeTruth func() error
+		truth, closeTruth, err = create(opts.Truth, nil)
 		if err != nil {
 			return failure(err)
 		}
 		defer func() { err = errors.Join(err, closeTruth()) }()
-		truth = t
 	}
 	if _, err := synth.Generate(opts.Config, out, truth); err != nil {
 		return failure(err)

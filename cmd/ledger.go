@@ -185,11 +185,16 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return false, err
 	}
-	if err := otlp.Sniff(prefix); err != nil {
-		return false, err
-	}
 	if format == "otlp" {
-		return true, nil
+		return true, otlp.Sniff(prefix)
+	}
+	// Auto-detection refuses only what starts like the collector's binary
+	// output (a control byte: a length prefix or a protobuf tag); a text
+	// ledger with a bad byte further on keeps its invalid lines as such.
+	if t := bytes.TrimLeft(prefix, " \t\r\n"); len(t) > 0 && t[0] < 0x20 {
+		if err := otlp.Sniff(prefix); err != nil {
+			return false, err
+		}
 	}
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {

@@ -89,7 +89,8 @@ func New(opts Options, newAuditor func() *audit.Auditor) *Pipeline {
 	if opts.ChunkSize <= 0 {
 		opts.ChunkSize = 1 << 20
 	}
-	p := &Pipeline{opts: opts, books: newAuditor()}
+	// The books hold no operations: a plain Auditor, whatever newAuditor sizes.
+	p := &Pipeline{opts: opts, books: audit.New(nil)}
 	p.books.KeepInvalid(opts.KeepInvalid)
 	for range opts.Shards {
 		p.shards = append(p.shards, newAuditor())
