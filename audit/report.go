@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -115,9 +116,10 @@ type Invalid struct {
 
 // Operations calls fn for every operation in report order: the order of
 // each operation's first record. It stops at the first error fn returns.
-// Operations are rendered ahead in parallel batches, so that building them
-// is not the bottleneck of a large report; fn still sees them one at a time,
-// in order, from the calling goroutine.
+// The *Operation, with its map and slices, is reused once fn returns: fn
+// must Clone what it keeps. Operations are rendered ahead in parallel
+// batches, so that building them is not the bottleneck of a large report;
+// fn still sees them one at a time, in order, on the calling goroutine.
 func (r *Report) Operations(fn func(*Operation) error) error {
 	if r.Annotate != nil {
 		inner := fn
@@ -128,7 +130,8 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 	}
 	if r.view == nil {
 		for i := range r.list {
-			if err := fn(&r.list[i]); err != nil {
+			o := r.list[i].Clone()
+			if err := fn(&o); err != nil {
 				return err
 			}
 		}
@@ -138,8 +141,9 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 	order := r.view.order
 	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+batch-1)/batch))
 	if workers == 1 {
+		var o Operation
 		for _, ref := range order {
-			o := r.view.render(ref)
+			r.view.render(&o, ref)
 			if err := fn(&o); err != nil {
 				return err
 			}
@@ -147,21 +151,29 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 		return nil
 	}
 	// Batch i is rendered by worker i%workers into its own channel, so the
-	// consumer reads the channels round-robin and sees report order.
+	// consumer reads the channels round-robin and sees report order. Batches
+	// the consumer is done with go back to the workers through free.
 	done := make(chan struct{})
 	defer close(done)
+	free := make(chan []Operation, 4*workers)
 	outs := make([]chan []Operation, workers)
 	for w := range outs {
 		outs[w] = make(chan []Operation, 2)
 		go func() {
 			defer close(outs[w])
 			for start := w * batch; start < len(order); start += workers * batch {
-				ops := make([]Operation, 0, batch)
-				for _, ref := range order[start:min(start+batch, len(order))] {
-					ops = append(ops, r.view.render(ref))
+				var ops []Operation
+				select {
+				case ops = <-free:
+				default:
+					ops = make([]Operation, batch)
+				}
+				refs := order[start:min(start+batch, len(order))]
+				for i, ref := range refs {
+					r.view.render(&ops[i], ref)
 				}
 				select {
-				case outs[w] <- ops:
+				case outs[w] <- ops[:len(refs)]:
 				case <-done:
 					return
 				}
@@ -178,6 +190,10 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 				return err
 			}
 		}
+		select {
+		case free <- ops[:cap(ops)]:
+		default:
+		}
 	}
 }
 
@@ -185,10 +201,21 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 func (r *Report) OperationList() []Operation {
 	out := []Operation{}
 	r.Operations(func(o *Operation) error {
-		out = append(out, *o)
+		out = append(out, o.Clone())
 		return nil
 	})
 	return out
+}
+
+// Clone returns a copy of o that shares no map or slice with it.
+func (o *Operation) Clone() Operation {
+	c := *o
+	c.Results = maps.Clone(o.Results)
+	c.EffectRefs = slices.Clone(o.EffectRefs)
+	c.IdempotencyKeys = slices.Clone(o.IdempotencyKeys)
+	c.PayloadHashes = slices.Clone(o.PayloadHashes)
+	c.Findings = slices.Clone(o.Findings)
+	return c
 }
 
 // view is the merged state of one or more Auditors, read-only once built.
@@ -368,20 +395,29 @@ func mergeOrder(parts []*Auditor) []opRef {
 func opAtRef(parts []*Auditor, r opRef) *operation { return parts[r.part].opAt(int(r.index)) }
 
 // render builds the report on one operation.
-func (v *view) render(ref opRef) Operation {
+// render builds the report on one operation into o, reusing the map and
+// slices o already holds: a report on millions of operations would
+// otherwise make the garbage collector re-mark the audit's large live heap
+// over and over while the report is written.
+func (v *view) render(o *Operation, ref opRef) {
 	a, op := v.op(ref)
 	l := op.label.name()
-	o := Operation{
+	results, refs, keys, hashes, findings := o.Results, o.EffectRefs[:0], o.IdempotencyKeys[:0], o.PayloadHashes[:0], o.Findings[:0]
+	if results == nil { // a fresh Operation: lists are [] in JSON, never null
+		results, refs, keys, hashes, findings = map[string]int{}, []string{}, []string{}, []string{}, []Finding{}
+	}
+	clear(results)
+	*o = Operation{
 		OperationID:        op.id,
 		Label:              l,
 		NextAction:         l.NextAction(),
 		Attempts:           op.attempts(),
-		Results:            map[string]int{},
+		Results:            results,
 		EffectObservations: int(op.effectObs),
 		DistinctEffects:    op.effects.len(),
-		EffectRefs:         op.effects.list(),
-		IdempotencyKeys:    []string{},
-		PayloadHashes:      expandHashes(op.hashes.list()),
+		EffectRefs:         op.effects.appendTo(refs),
+		IdempotencyKeys:    keys,
+		PayloadHashes:      expandHashes(op.hashes.appendTo(hashes)),
 		First:              op.first.unpack(),
 	}
 	op.eachResult(func(code uint32, n int) { o.Results[a.results[code].name] = n })
@@ -395,11 +431,10 @@ func (v *view) render(ref opRef) Operation {
 		o.FirstObservedAt, o.LastObservedAt = &first, &last
 	}
 	o.Reason = v.reason(a, op)
-	o.Findings = []Finding{}
+	o.Findings = findings
 	if op.findings != 0 {
 		_, o.Findings = v.findings(ref, true)
 	}
-	return o
 }
 
 // conflict returns the first of op's key pairs bound to two or more hashes

@@ -109,15 +109,17 @@ func (s *stringSet) len() int {
 }
 
 // list returns the values in insertion order, never nil.
-func (s *stringSet) list() []string {
-	out := make([]string, 0, s.len())
+func (s *stringSet) list() []string { return s.appendTo(make([]string, 0, s.len())) }
+
+// appendTo appends the values in insertion order to dst.
+func (s *stringSet) appendTo(dst []string) []string {
 	if s.first != "" {
-		out = append(out, s.first)
+		dst = append(dst, s.first)
 	}
 	if s.more != nil {
-		out = append(out, s.more.items...)
+		dst = append(dst, s.more.items...)
 	}
-	return out
+	return dst
 }
 
 // fingerprintSet holds distinct 64-bit fingerprints. Attempt ids are only

@@ -107,7 +107,7 @@ func explainRun(opts *ExplainOptions) error {
 	var ids []string
 	err = rep.Operations(func(o *audit.Operation) error {
 		if o.OperationID == opts.OperationID {
-			found := *o
+			found := o.Clone() // o is reused once this returns
 			op = &found
 		} else {
 			ids = closest(ids, o.OperationID, opts.OperationID)
