@@ -31,7 +31,15 @@ duplicate, key-conflict, uncertain or absent, so retries that created a second
 ticket, charge or VM are found, and CI can be gated on them.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          cobra.NoArgs,
+		// Without a run function cobra prints help and exits 0 for any
+		// word, so a mistyped command would pass a CI gate.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError("unknown command %q for %q", args[0], c.CommandPath())
+			}
+			return c.Help()
+		},
 	}
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
