@@ -86,8 +86,12 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	// operations, since whether they fold is known only at the end.
 	all, unhealthy := newLayout(), newLayout()
 	healthy, ops := 0, 0
+	marks := map[string]int{} // baseline status → operations, with --baseline
 	err := rep.Operations(func(op *audit.Operation) error {
 		ops++
+		if op.Baseline != "" {
+			marks[op.Baseline]++
+		}
 		m := measureRow(op)
 		all.add(&m)
 		if op.Label == audit.Healthy {
@@ -118,6 +122,14 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	if line := findingsLine(&rep.Summary); line != "" {
 		trailer = append(trailer, line)
 	}
+	if len(marks) > 0 || len(rep.Summary.Resolved) > 0 {
+		// Resolved counts the baseline's failures that pass now or are gone.
+		line := fmt.Sprintf("baseline: %d new, %d unchanged, %d resolved", marks["new"], marks["unchanged"], len(rep.Summary.Resolved))
+		if len(rep.Summary.Resolved) > 0 {
+			line += " (" + Sanitize(listSome(rep.Summary.Resolved)) + ")"
+		}
+		trailer = append(trailer, line)
+	}
 
 	switch {
 	case l.rows > 0:
@@ -135,6 +147,15 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 		}
 	}
 	return nil
+}
+
+// listSome joins ids, naming at most a few.
+func listSome(ids []string) string {
+	const most = 5
+	if len(ids) <= most {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:most], ", "), len(ids)-most)
 }
 
 // table renders the listed operations chunk by chunk.
