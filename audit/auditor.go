@@ -145,10 +145,16 @@ type operation struct {
 	effects stringSet // distinct effectRefs
 	hashes  stringSet // distinct payloadHashes
 	pair    opPair    // the first key pair; bind < 0 when none
-	more    *[]opPair
+	more    *morePairs
 
 	unhashedAt packedPos // first attempt with a key but no hash
 	times      [nTimes]stamp
+}
+
+// morePairs are an operation's key pairs after the first.
+type morePairs struct {
+	items []opPair
+	index map[int32]int32 // binding → position in items, past indexAfter
 }
 
 type resultCount struct {
@@ -264,10 +270,19 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 			op.countResult(code)
 		}
 	}
-	// ...but retries are told apart by attempt: a re-exported attempt, with
-	// another observedAt, is not a retry. Only an attempt's first record
-	// times it for the retry findings.
-	if !newAttempt || when == noStamp {
+	if when == noStamp {
+		return
+	}
+	// The earliest success or final result, from any record that says so...
+	if hasResult && a.results[code].name == "success" {
+		op.track(tFirstSuccess, when, true)
+	}
+	if hasResult && a.results[code].final {
+		op.track(tFirstFinal, when, true)
+	}
+	// ...is compared with attempts timed by their first record only: a
+	// re-exported attempt, with another observedAt, is not a retry.
+	if !newAttempt {
 		return
 	}
 	op.track(tLastNewAttempt, when, false)
@@ -278,12 +293,6 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 		if pair.last == noStamp || when > pair.last {
 			pair.last = when
 		}
-	}
-	if hasResult && a.results[code].name == "success" {
-		op.track(tFirstSuccess, when, true)
-	}
-	if hasResult && a.results[code].final {
-		op.track(tFirstFinal, when, true)
 	}
 }
 
@@ -316,10 +325,20 @@ func (a *Auditor) bind(op *operation, scope, key, h string) *opPair {
 			p = &op.pair
 		} else {
 			if op.more == nil {
-				op.more = &[]opPair{}
+				op.more = &morePairs{}
 			}
-			*op.more = append(*op.more, entry)
-			p = &(*op.more)[len(*op.more)-1]
+			m := op.more
+			m.items = append(m.items, entry)
+			switch {
+			case m.index != nil:
+				m.index[bi] = int32(len(m.items) - 1)
+			case len(m.items) > indexAfter:
+				m.index = make(map[int32]int32, 2*len(m.items))
+				for i, it := range m.items {
+					m.index[it.bind] = int32(i)
+				}
+			}
+			p = &m.items[len(m.items)-1]
 		}
 	}
 	return p
@@ -329,10 +348,16 @@ func (op *operation) findPair(bi int32) *opPair {
 	if op.pair.bind == bi {
 		return &op.pair
 	}
-	if op.more != nil {
-		for i := range *op.more {
-			if (*op.more)[i].bind == bi {
-				return &(*op.more)[i]
+	if m := op.more; m != nil {
+		if m.index != nil {
+			if i, ok := m.index[bi]; ok {
+				return &m.items[i]
+			}
+			return nil
+		}
+		for i := range m.items {
+			if m.items[i].bind == bi {
+				return &m.items[i]
 			}
 		}
 	}
@@ -346,8 +371,8 @@ func (op *operation) eachPair(fn func(p *opPair)) {
 	}
 	fn(&op.pair)
 	if op.more != nil {
-		for i := range *op.more {
-			fn(&(*op.more)[i])
+		for i := range op.more.items {
+			fn(&op.more.items[i])
 		}
 	}
 }

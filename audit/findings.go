@@ -67,9 +67,10 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	}
 
 	var attemptKeys []string
+	var seen distinct
 	op.eachPair(func(p *opPair) {
-		if key := a.pairAt(p.bind).key(); p.attempts > 0 && !slices.Contains(attemptKeys, key) {
-			attemptKeys = append(attemptKeys, key)
+		if p.attempts > 0 {
+			attemptKeys = seen.append(attemptKeys, a.pairAt(p.bind).key())
 		}
 	})
 	if len(attemptKeys) >= 2 {

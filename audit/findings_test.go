@@ -178,6 +178,15 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
+			name: "retry-after-success: the success is known from a later record of its attempt",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t0},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t1},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: t2},
+			},
+			want: map[string][]string{"o": {"retry-after-success"}},
+		},
+		{
 			name: "retry-past-retention over centuries does not overflow",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "1700-01-01T00:00:00Z"},

@@ -421,11 +421,8 @@ func (v *view) render(o *Operation, ref opRef) {
 		First:              op.first.unpack(),
 	}
 	op.eachResult(func(code uint32, n int) { o.Results[a.results[code].name] = n })
-	op.eachPair(func(p *opPair) {
-		if key := a.pairAt(p.bind).key(); !slices.Contains(o.IdempotencyKeys, key) {
-			o.IdempotencyKeys = append(o.IdempotencyKeys, key)
-		}
-	})
+	var seen distinct
+	op.eachPair(func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.pairAt(p.bind).key()) })
 	if op.has(tFirstSeen) {
 		first, last := op.times[tFirstSeen].String(), op.times[tLastSeen].String()
 		o.FirstObservedAt, o.LastObservedAt = &first, &last
@@ -517,8 +514,12 @@ func (v *view) reason(a *Auditor, op *operation) string {
 	case !op.has(tLastAbsent):
 		return fmt.Sprintf("%s, but no absent observation carries a usable observedAt", attempts)
 	case op.untimedAttempts > 0:
-		return fmt.Sprintf("%s lack observedAt, so the absence observed at %s is not reliable",
-			plural(int(op.untimedAttempts), "attempt record"), op.times[tLastAbsent])
+		verb := "lack"
+		if op.untimedAttempts == 1 {
+			verb = "lacks"
+		}
+		return fmt.Sprintf("%s %s a usable observedAt, so the absence observed at %s is not reliable",
+			plural(int(op.untimedAttempts), "attempt record"), verb, op.times[tLastAbsent])
 	}
 	return fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
 		op.times[tLastAbsent], op.times[tLastAttempt])

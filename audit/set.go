@@ -52,7 +52,7 @@ type stringSet struct {
 
 type moreStrings struct {
 	items []string
-	index map[string]struct{} // built past indexAfter items
+	index map[string]int32 // position in items, built past indexAfter items
 }
 
 // add inserts v (copying it into ar) if it is new, and returns the stored
@@ -70,12 +70,8 @@ func (s *stringSet) add(ar *arena, v string) (string, bool) {
 	}
 	m := s.more
 	if m.index != nil {
-		if _, ok := m.index[v]; ok {
-			for _, it := range m.items { // rare: a hit in a large set
-				if it == v {
-					return it, false
-				}
-			}
+		if i, ok := m.index[v]; ok {
+			return m.items[i], false
 		}
 	} else {
 		for _, it := range m.items {
@@ -88,11 +84,11 @@ func (s *stringSet) add(ar *arena, v string) (string, bool) {
 	m.items = append(m.items, c)
 	switch {
 	case m.index != nil:
-		m.index[c] = struct{}{}
+		m.index[c] = int32(len(m.items) - 1)
 	case len(m.items) > indexAfter:
-		m.index = make(map[string]struct{}, 2*len(m.items))
-		for _, it := range m.items {
-			m.index[it] = struct{}{}
+		m.index = make(map[string]int32, 2*len(m.items))
+		for i, it := range m.items {
+			m.index[it] = int32(i)
 		}
 	}
 	return c, true
@@ -171,4 +167,31 @@ func (s *fingerprintSet) add(h uint64) bool {
 	m.items = append(m.items, h)
 	s.n++
 	return true
+}
+
+// distinct appends values to a list only once each; past indexAfter values
+// it looks them up in a map rather than scan the list.
+type distinct struct{ index map[string]struct{} }
+
+func (d *distinct) append(list []string, v string) []string {
+	if d.index != nil {
+		if _, ok := d.index[v]; ok {
+			return list
+		}
+		d.index[v] = struct{}{}
+		return append(list, v)
+	}
+	for _, it := range list {
+		if it == v {
+			return list
+		}
+	}
+	if len(list) == indexAfter {
+		d.index = make(map[string]struct{}, 2*indexAfter)
+		for _, it := range list {
+			d.index[it] = struct{}{}
+		}
+		d.index[v] = struct{}{}
+	}
+	return append(list, v)
 }

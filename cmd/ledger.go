@@ -188,28 +188,33 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 	if format == "otlp" {
 		return true, otlp.Sniff(prefix)
 	}
-	// Auto-detection refuses only what starts like the collector's binary
-	// output (a control byte: a length prefix or a protobuf tag); a text
-	// ledger with a bad byte further on keeps its invalid lines as such.
-	if t := bytes.TrimLeft(prefix, " \t\r\n"); len(t) > 0 && t[0] < 0x20 {
-		if err := otlp.Sniff(prefix); err != nil {
-			return false, err
-		}
-	}
+	// Auto-detection refuses what looks like the collector's binary output:
+	// a first non-blank line with a control byte, which no JSON text holds
+	// raw (a protobuf export starts with the tag byte 0x0A, a line feed,
+	// and goes on in binary). A bad byte further on in a text ledger is an
+	// invalid line like any other.
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
 		end := bytes.IndexByte(line, '\n')
 		if end < 0 {
+			end = len(line)
+		}
+		first := bytes.TrimRight(line[:end], "\r")
+		if ndjson.Blank(first) {
+			line = line[min(end+1, len(line)):]
+			continue
+		}
+		if bytes.ContainsFunc(first, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' }) {
+			return false, otlp.ErrBinary
+		}
+		if end == len(line) && len(prefix) == otlpSniffBytes {
 			// A first line longer than the sniffed prefix is no ledger
 			// record; it is OTLP if it names resourceSpans.
-			return bytes.Contains(line, []byte(`"resourceSpans"`)), nil
+			return bytes.Contains(first, []byte(`"resourceSpans"`)), nil
 		}
-		if first := bytes.TrimRight(line[:end], "\r"); !ndjson.Blank(first) {
-			var p ndjson.Parser
-			members, err := p.Parse(first)
-			return err == nil && otlp.Looks(members), nil
-		}
-		line = line[end+1:]
+		var p ndjson.Parser
+		members, err := p.Parse(first)
+		return err == nil && otlp.Looks(members), nil
 	}
 	return false, nil
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/baseline"
 )
 
 // junitPrinter writes the report as JUnit XML, the test-report format GitLab,
@@ -203,6 +204,9 @@ func newGate(failOn []string) gate { return gate{names: failOn} }
 // match reports whether op fails the gate, and the name in --fail-on that
 // it matched.
 func (g gate) match(op *audit.Operation) (string, bool) {
+	if op.Baseline != "" && op.Baseline != baseline.New {
+		return "", false // with --baseline only new or worse operations fail
+	}
 	if slices.Contains(g.names, string(op.Label)) {
 		return string(op.Label), true
 	}
@@ -225,7 +229,7 @@ func (g gate) failures(rep *audit.Report) (int, error) {
 		}
 	}
 	n := 0
-	if labelsOnly {
+	if labelsOnly && rep.Annotate == nil { // with a baseline, marks decide
 		for _, l := range audit.Labels {
 			if slices.Contains(g.names, string(l)) {
 				n += rep.Summary.Labels[l]
