@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/effectaudit/effectaudit/ndjson"
 )
@@ -20,6 +21,7 @@ type chunk struct {
 	// and sends a chunk holding only its number, length and first bytes.
 	long       bool
 	longLength int64
+	spool      *os.File // with rejects: the whole long line, for verbatim rejects
 
 	buf []byte // the pooled buffer data lives in
 }
@@ -34,6 +36,7 @@ type chunker struct {
 	size    int // usual chunk buffer size
 	pool    chan []byte
 	stop    <-chan struct{}
+	spool   bool // keep over-long lines whole, in temporary files
 	carry   []byte
 	line    int   // number of the next line
 	offset  int64 // of the next line
@@ -108,8 +111,35 @@ func (c *chunker) emit(buf []byte, n int) (*chunk, error) {
 }
 
 // skipLong reports a line that exceeds the limit, reading through to its LF
-// without keeping more than its first max+1 bytes.
+// without keeping more than its first max+1 bytes in memory. With rejects,
+// the whole line goes to a temporary file instead, so that rejects can hold
+// it verbatim.
 func (c *chunker) skipLong(buf []byte) (*chunk, error) {
+	var spool *os.File
+	keep := func(b []byte) error {
+		if spool == nil {
+			return nil
+		}
+		_, err := spool.Write(b)
+		return err
+	}
+	if c.spool {
+		f, err := os.CreateTemp("", "effectaudit-line-*")
+		if err != nil {
+			return nil, fmt.Errorf("keeping an over-long line for rejects: %w", err)
+		}
+		spool = f
+	}
+	fail := func(err error) (*chunk, error) {
+		if spool != nil {
+			spool.Close()
+			os.Remove(spool.Name())
+		}
+		return nil, err
+	}
+	if err := keep(buf); err != nil {
+		return fail(err)
+	}
 	length := int64(len(buf))
 	last := buf[len(buf)-1]
 	rest := []byte(nil)
@@ -117,12 +147,18 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 	for !c.eof {
 		n, err := c.r.Read(scratch)
 		if i := bytes.IndexByte(scratch[:n], '\n'); i >= 0 {
+			if err := keep(scratch[:i]); err != nil {
+				return fail(err)
+			}
 			length += int64(i)
 			if i > 0 {
 				last = scratch[i-1]
 			}
 			rest = scratch[i:n] // from the LF on
 			break
+		}
+		if err := keep(scratch[:n]); err != nil {
+			return fail(err)
 		}
 		length += int64(n)
 		if n > 0 {
@@ -131,7 +167,7 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 		if err == io.EOF {
 			c.eof = true
 		} else if err != nil {
-			return nil, c.fail(err)
+			return fail(c.fail(err))
 		}
 	}
 	size := length
@@ -144,7 +180,7 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 		rest = rest[1:]
 	}
 	ch := &chunk{seq: c.seq, data: buf[:c.max], firstLine: c.line, offset: c.offset,
-		long: true, longLength: content, buf: buf}
+		long: true, longLength: content, buf: buf, spool: spool}
 	c.seq++
 	c.line++
 	c.offset += size

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -123,8 +124,9 @@ type decoded struct {
 }
 
 type invalidLine struct {
-	err *ndjson.ParseError
-	raw []byte // into the chunk
+	err   *ndjson.ParseError
+	raw   []byte   // into the chunk
+	spool *os.File // instead of raw: an over-long line kept whole
 }
 
 // Read audits one input, the index-th of the run.
@@ -139,7 +141,8 @@ func (p *Pipeline) Read(in Input, index int) error {
 		stopOnce sync.Once
 		readErr  error
 	)
-	c := &chunker{r: in.R, max: p.opts.MaxLineBytes, size: p.opts.ChunkSize, pool: pool, stop: stop, line: 1}
+	c := &chunker{r: in.R, max: p.opts.MaxLineBytes, size: p.opts.ChunkSize, pool: pool, stop: stop, line: 1,
+		spool: p.opts.Rejects != nil}
 	halt := func() { stopOnce.Do(func() { close(stop) }) }
 
 	chunks := make(chan *chunk, p.opts.Workers)
@@ -264,7 +267,7 @@ func (p *Pipeline) account(name string, index int, d *decoded) error {
 			Pos:   audit.Position{Input: index, Line: inv.err.Line},
 		})
 		if p.opts.Rejects != nil {
-			if err := writeLine(p.opts.Rejects, inv.raw); err != nil {
+			if err := p.reject(inv); err != nil {
 				return fmt.Errorf("writing rejects: %w", err)
 			}
 		}
@@ -298,7 +301,7 @@ func (w *worker) decode(ch *chunk) *decoded {
 	if ch.long {
 		d.lines = 1
 		d.invalid = append(d.invalid, invalidLine{
-			err: lineTooLong(ch.firstLine, ch.offset, ch.longLength, w.max), raw: ch.data})
+			err: lineTooLong(ch.firstLine, ch.offset, ch.longLength, w.max), raw: ch.data, spool: ch.spool})
 		return d
 	}
 	w.dec = audit.Decoder{}
@@ -325,7 +328,7 @@ func (w *worker) decode(ch *chunk) *decoded {
 		switch {
 		case len(content) > w.max:
 			d.invalid = append(d.invalid, invalidLine{
-				err: lineTooLong(line, offset, int64(len(content)), w.max), raw: raw[:w.max]})
+				err: lineTooLong(line, offset, int64(len(content)), w.max), raw: raw})
 		case ndjson.Blank(content):
 			d.blank++
 		default:
@@ -400,6 +403,24 @@ func Reason(pe *ndjson.ParseError) string {
 		return fmt.Sprintf("column %d: %v", pe.Column, pe.Err)
 	}
 	return pe.Err.Error()
+}
+
+// reject writes an invalid line to the rejects, from its spool file when
+// the line was too long to hold.
+func (p *Pipeline) reject(inv invalidLine) error {
+	if inv.spool == nil {
+		return writeLine(p.opts.Rejects, inv.raw)
+	}
+	defer os.Remove(inv.spool.Name())
+	defer inv.spool.Close()
+	if _, err := inv.spool.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if _, err := io.Copy(p.opts.Rejects, inv.spool); err != nil {
+		return err
+	}
+	_, err := p.opts.Rejects.Write([]byte{'\n'})
+	return err
 }
 
 func writeLine(w io.Writer, line []byte) error {
