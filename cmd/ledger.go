@@ -159,7 +159,7 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, displa
 	}
 	stop := progress.Start(s.ErrOut, s.ErrTTY && !o.Quiet, progress.Counters{
 		Bytes: src.Consumed, Total: src.Size, Records: pipe.Records, Ops: pipe.Operations,
-	}, progress.Options{})
+	}, progress.Options{Width: s.ErrWidth})
 	err = pipe.Read(in, index)
 	stop()
 	if cerr := src.Close(); cerr != nil && err == nil {

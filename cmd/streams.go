@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
 )
 
 // Streams are a command's I/O: injected so tests can drive every command
@@ -16,13 +17,16 @@ type Streams struct {
 	ErrOut io.Writer
 
 	InTTY, OutTTY, ErrTTY bool
+	// ErrWidth is the width in columns of a terminal on ErrOut (0 if
+	// unknown); progress lines are cut to it.
+	ErrWidth int
 	// Getenv reads the environment (NO_COLOR); tests pass their own.
 	Getenv func(string) string
 }
 
 // SystemStreams are the process's standard streams.
 func SystemStreams() *Streams {
-	return &Streams{
+	s := &Streams{
 		In:     os.Stdin,
 		Out:    os.Stdout,
 		ErrOut: os.Stderr,
@@ -31,6 +35,10 @@ func SystemStreams() *Streams {
 		ErrTTY: isTerminal(os.Stderr),
 		Getenv: os.Getenv,
 	}
+	if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil {
+		s.ErrWidth = w
+	}
+	return s
 }
 
 func isTerminal(f *os.File) bool {

@@ -11,6 +11,7 @@ type frame struct {
 	bytes, total, records, ops   int64
 	byteRate, recordRate         float64
 	hasBytes, hasRecords, hasOps bool
+	noPercent                    bool // the bar beside the text shows it
 }
 
 // render gives, for a file:
@@ -27,7 +28,10 @@ func render(f frame) string {
 	if f.hasBytes {
 		read := formatBytes(float64(f.bytes))
 		if f.total > 0 {
-			read += " of " + formatBytes(float64(f.total)) + " (" + strconv.Itoa(percent(f.bytes, f.total)) + "%)"
+			read += " of " + formatBytes(float64(f.total))
+			if !f.noPercent {
+				read += " (" + strconv.Itoa(percent(f.bytes, f.total)) + "%)"
+			}
 		}
 		parts = append(parts, read, formatBytes(f.byteRate)+"/s")
 	}

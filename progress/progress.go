@@ -16,6 +16,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 )
 
 // Defaults for the zero Options.
@@ -136,15 +138,16 @@ func Start(w io.Writer, enabled bool, c Counters, opts Options) (stop func()) {
 
 // reporter is owned by its goroutine; nothing in it is shared.
 type reporter struct {
-	w      io.Writer
-	c      Counters
-	opts   Options
-	rates  window
-	drawn  int // columns of the line currently on screen
-	buf    []byte
-	broken bool // a write failed: draw nothing more
+	w     io.Writer
+	c     Counters
+	opts  Options
+	rates window
 }
 
+// run waits out the delay, then draws with progressbar: a bar of the bytes
+// read (a spinner-free count when the total is unknown) followed by the
+// record rate and the operations so far, refreshed on every tick, and
+// cleared when done closes.
 func (r *reporter) run(done <-chan struct{}) {
 	r.rates.push(r.sample(time.Now()))
 
@@ -162,15 +165,35 @@ func (r *reporter) run(done <-chan struct{}) {
 	default:
 	}
 
+	total := r.c.Total
+	if total <= 0 {
+		total = -1 // unknown: progressbar shows a count
+	}
+	bar := progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(&stickyError{w: r.w}),
+		progressbar.OptionSetWidth(barWidth),
+		progressbar.OptionSetTheme(progressbar.ThemeASCII),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionShowDescriptionAtLineEnd(),
+		// Drawing is paced by our ticker; a spinner goroutine of its own
+		// would go on drawing after Clear.
+		progressbar.OptionSetSpinnerChangeInterval(0),
+		progressbar.OptionThrottle(0),
+	)
 	tick := time.NewTicker(r.opts.Interval)
 	defer tick.Stop()
-	defer r.clear()
+	now := time.Now()
 	for {
-		r.draw(time.Now())
+		r.draw(bar, now)
 		select {
 		case <-done:
+			// Errors are dropped on purpose: progress is decoration, and a
+			// closed or full stderr must not fail or stall the audit.
+			_ = bar.Clear()
+			_ = bar.Exit()
 			return
-		case <-tick.C:
+		case now = <-tick.C:
 		}
 	}
 }
@@ -186,60 +209,49 @@ func call(f func() int64) int64 {
 	return f()
 }
 
-func (r *reporter) draw(now time.Time) {
-	if r.broken {
-		return
-	}
+func (r *reporter) draw(bar *progressbar.ProgressBar, now time.Time) {
 	cur := r.sample(now)
 	byteRate, recordRate := r.rates.push(cur)
 	line := render(frame{
 		bytes: cur.bytes, total: r.c.Total, records: cur.records, ops: call(r.c.Ops),
 		byteRate: byteRate, recordRate: recordRate,
 		hasBytes: r.c.Bytes != nil, hasRecords: r.c.Records != nil, hasOps: r.c.Ops != nil,
+		noPercent: true,
 	})
-	// The line is ASCII, so bytes are columns. Writing into the last column
-	// makes some terminals wrap, and a wrapped line cannot be erased with \r.
-	if limit := max(r.opts.Width-1, 1); len(line) > limit {
+	// The whole line must fit: a line that wraps cannot be redrawn in place.
+	if limit := max(r.opts.Width-1-barOverhead, 1); len(line) > limit {
 		line = line[:limit]
 	}
-	b := append(r.buf[:0], '\r')
-	b = append(b, line...)
-	b = appendSpaces(b, r.drawn-len(line)) // overwrite the tail of a longer previous line
-	r.buf = b
-	r.write(b)
-	r.drawn = len(line)
+	bar.Describe(line)
+	n := cur.bytes
+	if r.c.Total > 0 {
+		n = min(n, r.c.Total) // a file that grows while it is read
+	}
+	_ = bar.Set64(n)
+	_ = bar.RenderBlank() // redraw even when only the description changed
 }
 
-// clear blanks the line and returns to its start. Spaces rather than an ANSI
-// erase sequence, so it works on any terminal, including consoles without
-// escape-sequence support.
-func (r *reporter) clear() {
-	if r.broken || r.drawn == 0 {
-		return
-	}
-	b := append(r.buf[:0], '\r')
-	b = appendSpaces(b, r.drawn)
-	b = append(b, '\r')
-	r.buf = b
-	r.write(b)
-	r.drawn = 0
+// barWidth is the bar's own width; barOverhead the columns progressbar
+// draws around the description ("100% [" + bar + "] " and a space).
+const (
+	barWidth    = 10
+	barOverhead = len(" 100% [") + barWidth + len("]  ") + 2
+)
+
+// stickyError passes writes on until one fails, then fails them all: after
+// a write error (stderr closed or full), progress goes quiet.
+type stickyError struct {
+	w   io.Writer
+	err error
 }
 
-// write sends one whole frame in a single call so a frame is never split.
-// The error is deliberately not returned: progress is decoration, and a
-// closed or full stderr must not fail or stall the audit; it only ends the
-// progress line.
-func (r *reporter) write(b []byte) {
-	if _, err := r.w.Write(b); err != nil {
-		r.broken = true
+func (s *stickyError) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
 	}
-}
-
-func appendSpaces(b []byte, n int) []byte {
-	for ; n > 0; n-- {
-		b = append(b, ' ')
-	}
-	return b
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
 }
 
 type sample struct {
