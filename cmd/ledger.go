@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -102,14 +101,13 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		opts.KeepInvalid = maxShownInvalid
 	}
 	if o.Rejects != "" {
-		f, err := os.Create(o.Rejects)
+		w, done, err := create(o.Rejects, nil)
 		if err != nil {
 			return nil, nil, failure(fmt.Errorf("rejects: %w", err))
 		}
-		w := bufio.NewWriterSize(f, 64<<10)
 		defer func() {
-			if ferr := errors.Join(w.Flush(), f.Close()); ferr != nil && err == nil {
-				err = failure(fmt.Errorf("rejects: %w", ferr))
+			if derr := done(); derr != nil && err == nil {
+				err = derr
 			}
 		}()
 		opts.Rejects = w
