@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -94,8 +95,7 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 				describeKey(b), b.allOps)
 		}
 	})
-	if shared := v.sharedEffects[ref]; len(shared) > 0 {
-		w := shared[0]
+	if w, ok := v.sharedEffects[ref]; ok {
 		others := strings.Join(w.others, ", ")
 		if w.more > 0 {
 			others += fmt.Sprintf(" and %d more", w.more)
@@ -197,34 +197,56 @@ type sharedWith struct {
 	more   int      // how many others there are beyond those
 }
 
-// findSharedEffects finds effectRefs observed under two or more operations.
-// It sorts (fingerprint, effectRef, operation) entries once, rather than
-// keep an index of every effect during the audit: the memory is needed only
-// here, and each group of operations sharing a ref is handled in one pass.
-func (v *view) findSharedEffects() map[opRef][]sharedWith {
+// findSharedEffects finds effectRefs observed under two or more operations,
+// and returns for each operation that has one the first, in (fingerprint,
+// effectRef) order: the one its shared-effect finding names. It sorts
+// (fingerprint, operation) entries once, rather than keep an index of every
+// effect during the audit: the memory is needed only here. Entries hold no
+// pointers, so a million of them cost the garbage collector nothing.
+func (v *view) findSharedEffects() map[opRef]sharedWith {
 	type entry struct {
-		h    uint64
-		name string
-		ref  opRef
-		id   string
+		h     uint64
+		ref   opRef
+		which int32 // the effect's place in its operation's set
 	}
-	var entries []entry
-	for _, r := range v.order {
-		_, op := v.op(r)
-		for _, e := range op.effects.list() {
-			entries = append(entries, entry{xxhash.Sum64String(e), e, r, op.id})
-		}
+	name := func(e *entry) string {
+		_, op := v.op(e.ref)
+		return op.effects.at(int(e.which))
 	}
+	// Each part fingerprints its own operations' effects.
+	lists := make([][]entry, len(v.parts))
+	var wg sync.WaitGroup
+	for pi, a := range v.parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 0
+			for i := range a.nops {
+				n += a.opAt(i).effects.len()
+			}
+			list := make([]entry, 0, n)
+			for i := range a.nops {
+				op := a.opAt(i)
+				ref := opRef{part: uint16(pi), index: int32(i)}
+				for k := range op.effects.len() {
+					list = append(list, entry{xxhash.Sum64String(op.effects.at(k)), ref, int32(k)})
+				}
+			}
+			lists[pi] = list
+		}()
+	}
+	wg.Wait()
+	entries := slices.Concat(lists...)
 	slices.SortFunc(entries, func(x, y entry) int {
 		if c := cmp.Compare(x.h, y.h); c != 0 {
 			return c
 		}
-		return strings.Compare(x.name, y.name)
+		return strings.Compare(name(&x), name(&y))
 	})
-	shared := map[opRef][]sharedWith{}
+	shared := map[opRef]sharedWith{}
 	for i := 0; i < len(entries); {
 		j := i + 1
-		for j < len(entries) && entries[j].h == entries[i].h && entries[j].name == entries[i].name {
+		for j < len(entries) && entries[j].h == entries[i].h && name(&entries[j]) == name(&entries[i]) {
 			j++
 		}
 		if j-i >= 2 {
@@ -232,23 +254,28 @@ func (v *view) findSharedEffects() map[opRef][]sharedWith {
 			// operations are too.
 			group := entries[i:j]
 			ids := make([]string, len(group))
-			for k, e := range group {
-				ids[k] = e.id
+			for k := range group {
+				_, op := v.op(group[k].ref)
+				ids[k] = op.id
 			}
 			slices.Sort(ids)
 			const named = 3
+			ref := name(&group[0])
 			for _, e := range group {
-				w := sharedWith{ref: e.name, more: len(group) - 1 - named}
+				if _, done := shared[e.ref]; done {
+					continue // an earlier shared effect of the operation is named
+				}
+				_, op := v.op(e.ref)
+				w := sharedWith{ref: ref, more: max(0, len(group)-1-named)}
 				for _, id := range ids {
 					if len(w.others) == named {
 						break
 					}
-					if id != e.id {
+					if id != op.id {
 						w.others = append(w.others, id)
 					}
 				}
-				w.more = max(0, w.more)
-				shared[e.ref] = append(shared[e.ref], w)
+				shared[e.ref] = w
 			}
 		}
 		i = j

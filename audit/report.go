@@ -137,43 +137,108 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 		}
 		return nil
 	}
-	const batch = 512
-	order := r.view.order
-	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+batch-1)/batch))
+	return r.view.batches(nil, func(b *batch) error {
+		for i := range b.ops {
+			if err := fn(&b.ops[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// An Encoder appends the encoding of one operation to dst. Each goroutine
+// that encodes gets its own from a NewEncoder, so it may keep state.
+type Encoder func(dst []byte, o *Operation) []byte
+
+// EncodeOperations is Operations for printers that turn each operation into
+// bytes: the goroutines that render operations encode them too, so encoding
+// is spread over the cores as well, and write receives the encoded bytes of
+// one or more operations at a time, in report order, on the calling
+// goroutine. It stops at the first error write returns. With Annotate set,
+// operations are annotated and encoded one by one on the calling goroutine.
+func (r *Report) EncodeOperations(newEncoder func() Encoder, write func([]byte) error) error {
+	if r.view == nil || r.Annotate != nil {
+		enc := newEncoder()
+		var buf []byte
+		return r.Operations(func(o *Operation) error {
+			buf = enc(buf[:0], o)
+			return write(buf)
+		})
+	}
+	return r.view.batches(newEncoder, func(b *batch) error { return write(b.data) })
+}
+
+// batch is a run of operations in report order, rendered and, if the
+// caller encodes, encoded.
+type batch struct {
+	ops  []Operation
+	data []byte
+}
+
+// fill renders the operations of refs into b, and encodes them with enc if
+// it is not nil.
+func (b *batch) fill(v *view, refs []opRef, enc Encoder) {
+	if cap(b.ops) < len(refs) {
+		b.ops = make([]Operation, len(refs))
+	}
+	b.ops = b.ops[:len(refs)]
+	b.data = b.data[:0]
+	for i, ref := range refs {
+		v.render(&b.ops[i], ref)
+		if enc != nil {
+			b.data = enc(b.data, &b.ops[i])
+		}
+	}
+}
+
+// batches renders (and encodes, with newEncoder) the operations in batches
+// and hands each batch to consume in report order, on the calling
+// goroutine. Batch i is rendered by worker i%workers into its own channel,
+// so reading the channels round-robin gives report order. Batches consume
+// is done with go back to the workers, so their maps, slices and buffers
+// are reused: a report on millions of operations would otherwise make the
+// garbage collector re-mark the audit's large live heap over and over.
+func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) error {
+	const size = 512
+	order := v.order
+	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+size-1)/size))
+	newEnc := func() Encoder {
+		if newEncoder == nil {
+			return nil
+		}
+		return newEncoder()
+	}
 	if workers == 1 {
-		var o Operation
-		for _, ref := range order {
-			r.view.render(&o, ref)
-			if err := fn(&o); err != nil {
+		var b batch
+		enc := newEnc()
+		for start := 0; start < len(order); start += size {
+			b.fill(v, order[start:min(start+size, len(order))], enc)
+			if err := consume(&b); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	// Batch i is rendered by worker i%workers into its own channel, so the
-	// consumer reads the channels round-robin and sees report order. Batches
-	// the consumer is done with go back to the workers through free.
 	done := make(chan struct{})
 	defer close(done)
-	free := make(chan []Operation, 4*workers)
-	outs := make([]chan []Operation, workers)
+	free := make(chan *batch, 4*workers)
+	outs := make([]chan *batch, workers)
 	for w := range outs {
-		outs[w] = make(chan []Operation, 2)
+		outs[w] = make(chan *batch, 2)
 		go func() {
 			defer close(outs[w])
-			for start := w * batch; start < len(order); start += workers * batch {
-				var ops []Operation
+			enc := newEnc()
+			for start := w * size; start < len(order); start += workers * size {
+				var b *batch
 				select {
-				case ops = <-free:
+				case b = <-free:
 				default:
-					ops = make([]Operation, batch)
+					b = &batch{}
 				}
-				refs := order[start:min(start+batch, len(order))]
-				for i, ref := range refs {
-					r.view.render(&ops[i], ref)
-				}
+				b.fill(v, order[start:min(start+size, len(order))], enc)
 				select {
-				case outs[w] <- ops[:len(refs)]:
+				case outs[w] <- b:
 				case <-done:
 					return
 				}
@@ -181,17 +246,15 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 		}()
 	}
 	for i := 0; ; i++ {
-		ops, ok := <-outs[i%workers]
+		b, ok := <-outs[i%workers]
 		if !ok {
 			return nil
 		}
-		for j := range ops {
-			if err := fn(&ops[j]); err != nil {
-				return err
-			}
+		if err := consume(b); err != nil {
+			return err
 		}
 		select {
-		case free <- ops[:cap(ops)]:
+		case free <- b:
 		default:
 		}
 	}
@@ -222,7 +285,7 @@ func (o *Operation) Clone() Operation {
 type view struct {
 	parts         []*Auditor
 	order         []opRef
-	sharedEffects map[opRef][]sharedWith
+	sharedEffects map[opRef]sharedWith
 }
 
 type opRef struct {
@@ -289,24 +352,36 @@ func Merge(parts ...*Auditor) *Report {
 // totalPairs unites each key pair's bindings across the parts, so that
 // judging an operation reads its own binding only.
 func (v *view) totalPairs() {
+	// Each part writes only its own bindings' totals and reads the others'
+	// hashes and counts, which no longer change: parts go in parallel.
+	var wg sync.WaitGroup
 	for _, a := range v.parts {
-		for i := range int32(a.npairs) {
-			b := a.pairAt(i)
-			b.allHashes, b.allOps = int32(b.hashes.len()), b.ops
-			var hashes []string
-			if len(v.parts) > 1 {
-				var ops int
-				hashes, ops = v.pairTotals(b.joined)
-				b.allHashes, b.allOps = int32(len(hashes)), int32(ops)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v.totalPartPairs(a)
+		}()
+	}
+	wg.Wait()
+}
+
+func (v *view) totalPartPairs(a *Auditor) {
+	for i := range int32(a.npairs) {
+		b := a.pairAt(i)
+		b.allHashes, b.allOps = int32(b.hashes.len()), b.ops
+		var hashes []string
+		if len(v.parts) > 1 {
+			var ops int
+			hashes, ops = v.pairTotals(b.joined)
+			b.allHashes, b.allOps = int32(len(hashes)), int32(ops)
+		}
+		if b.allHashes >= 2 {
+			if hashes == nil {
+				hashes = b.hashes.list()
 			}
-			if b.allHashes >= 2 {
-				if hashes == nil {
-					hashes = b.hashes.list()
-				}
-				// Sorted: a pair's hashes arrive in an order that depends on
-				// how operations were sharded.
-				b.conflict = &conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(b.allOps)}
-			}
+			// Sorted: a pair's hashes arrive in an order that depends on
+			// how operations were sharded.
+			b.conflict = &conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(b.allOps)}
 		}
 	}
 }

@@ -104,6 +104,14 @@ func (s *stringSet) len() int {
 	return 1 + len(s.more.items)
 }
 
+// at returns the i-th value in insertion order.
+func (s *stringSet) at(i int) string {
+	if i == 0 {
+		return s.first
+	}
+	return s.more.items[i-1]
+}
+
 // list returns the values in insertion order, never nil.
 func (s *stringSet) list() []string { return s.appendTo(make([]string, 0, s.len())) }
 

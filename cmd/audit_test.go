@@ -242,7 +242,7 @@ func TestOutputIgnoresGOMAXPROCS(t *testing.T) {
 	want := map[string]string{}
 	for _, procs := range []int{1, 2, 8} {
 		runtime.GOMAXPROCS(procs)
-		for _, format := range []string{"json", "table"} {
+		for _, format := range []string{"json", "ndjson", "table"} {
 			streams, stdout, stderr := TestStreams("")
 			if code := Main(streams, "audit", "--fail-on", "none", "--all", "-f", format, ledger); code != ExitOK {
 				t.Fatalf("GOMAXPROCS=%d: exit %d: %s", procs, code, stderr)

@@ -68,16 +68,37 @@ func (ndjsonPrinter) Print(w io.Writer, rep *audit.Report) error {
 	return nil
 }
 
-// operations encodes the operations one at a time, each on a line of its
-// own when lines is set, and stops at the first error.
+// operations encodes the operations, each on a line of its own when lines
+// is set, and stops at the first error. Operations are encoded on the
+// goroutines that render them, each by an encoder of its own that starts
+// where e stands, as if a value came before; the very first operation's
+// separator is dropped here.
 func (e *encoder) operations(rep *audit.Report, lines bool) {
 	e.flush()
-	err := rep.Operations(func(op *audit.Operation) error {
-		e.operation(op)
-		if lines {
-			e.buf = append(e.buf, '\n')
+	depth := len(e.open)
+	first := true
+	err := rep.EncodeOperations(func() audit.Encoder {
+		sub := &encoder{indent: e.indent, open: make([]int, depth, depth+4)}
+		return func(dst []byte, op *audit.Operation) []byte {
+			if depth > 0 {
+				sub.open[depth-1] = 1 // a comma leads, as before any element but the first
+			}
+			sub.buf = dst
+			sub.operation(op)
+			if lines {
+				sub.buf = append(sub.buf, '\n')
+			}
+			return sub.buf
 		}
-		e.flush()
+	}, func(b []byte) error {
+		if first && depth > 0 {
+			b = b[1:] // the first element's comma
+			e.open[depth-1]++
+		}
+		first = false
+		if e.err == nil {
+			_, e.err = e.w.Write(b)
+		}
 		return e.err
 	})
 	if e.err == nil {
