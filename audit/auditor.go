@@ -8,7 +8,9 @@
 package audit
 
 import (
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -25,17 +27,21 @@ type Policy interface {
 // Merge; each operation's records must reach its Auditor in input order.
 type Auditor struct {
 	policy Policy
-	strs   arena
+	st     store
 
-	opIndex map[string]int32
+	opIndex table                   // by xxhash of the id
 	ops     []*[chunkSize]operation // fixed blocks: growing never copies them
 	nops    int
 
-	pairIndex map[string]int32 // by scope + "\x00" + key
+	pairIndex table // by xxhash of scope + "\x00" + key
 	pairs     []*[chunkSize]binding
 	npairs    int
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
+
+	morePairs   []morePairs     // an operation's key pairs after the first
+	moreResults [][]resultCount // an operation's results after the first two
+	conflicts   []conflictInfo  // set by Merge
 
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
@@ -62,8 +68,8 @@ func New(policy Policy) *Auditor { return NewSized(policy, 0) }
 func NewSized(policy Policy, ops int) *Auditor {
 	return &Auditor{
 		policy:      policy,
-		opIndex:     make(map[string]int32, ops),
-		pairIndex:   make(map[string]int32, ops),
+		opIndex:     newTable(ops),
+		pairIndex:   newTable(ops),
 		resultIndex: make(map[string]uint32),
 	}
 }
@@ -71,13 +77,13 @@ func NewSized(policy Policy, ops int) *Auditor {
 // binding is everything known about one (scope, idempotencyKey) pair
 // across this Auditor's input.
 type binding struct {
-	joined string    // scope + "\x00" + key
+	joined sref      // scope + "\x00" + key
 	hashes stringSet // distinct payload hashes bound to the pair
 	ops    int32     // distinct operations carrying the pair
 
 	// Across every part of a merged audit, set by Merge.
 	allHashes, allOps int32
-	conflict          *conflictInfo // when allHashes >= 2
+	conflict          int32 // when allHashes >= 2: 1 + index in Auditor.conflicts
 }
 
 // conflictInfo is what a key-conflict reason says about a pair, worked out
@@ -87,15 +93,20 @@ type conflictInfo struct {
 	n, ops int
 }
 
-func (b *binding) scope() string { return b.joined[:len(b.joined)-len(b.key())-1] }
+// scope and key split a binding's joined pair.
+func (a *Auditor) scope(b *binding) string {
+	joined := a.st.str(b.joined)
+	return joined[:len(joined)-len(a.key(b))-1]
+}
 
-func (b *binding) key() string {
-	for i := 0; i < len(b.joined); i++ {
-		if b.joined[i] == 0 {
-			return b.joined[i+1:]
+func (a *Auditor) key(b *binding) string {
+	joined := a.st.str(b.joined)
+	for i := 0; i < len(joined); i++ {
+		if joined[i] == 0 {
+			return joined[i+1:]
 		}
 	}
-	return b.joined
+	return joined
 }
 
 // opPair is one key pair of an operation, with the span of the attempts
@@ -122,12 +133,23 @@ const (
 )
 
 // operation is the per-operation state: counters and distinct values only.
-// Its size is the audit's memory, so fields are packed.
+// Its size is the audit's memory, so fields are packed, and it holds no Go
+// pointers, so the garbage collector never scans the blocks of operations.
 type operation struct {
-	id    string
-	first packedPos
+	id         sref
+	first      packedPos
+	unhashedAt packedPos // first attempt with a key but no hash
+	times      [nTimes]stamp
 
-	attemptIDs      fingerprintSet
+	pair       opPair // the first key pair; bind < 0 when none
+	attemptIDs fingerprintSet
+	effects    stringSet // distinct effectRefs
+	hashes     stringSet // distinct payloadHashes
+
+	results     [2]resultCount
+	moreResults int32 // 1 + index in Auditor.moreResults; 0 when none
+	more        int32 // 1 + index in Auditor.morePairs; 0 when none
+
 	anonAttempts    int32 // attempt records without attemptId, each its own attempt
 	attemptRecords  int32
 	untimedAttempts int32 // attempt records without observedAt
@@ -138,17 +160,6 @@ type operation struct {
 
 	label    label
 	findings findingSet // set when the report is computed
-
-	results     [2]resultCount
-	moreResults *[]resultCount
-
-	effects stringSet // distinct effectRefs
-	hashes  stringSet // distinct payloadHashes
-	pair    opPair    // the first key pair; bind < 0 when none
-	more    *morePairs
-
-	unhashedAt packedPos // first attempt with a key but no hash
-	times      [nTimes]stamp
 }
 
 // morePairs are an operation's key pairs after the first.
@@ -172,8 +183,13 @@ func (op *operation) track(t int, s stamp, min bool) {
 	}
 }
 
+// tableHash is the hash tables index by: the high half of an xxhash, as
+// shards are picked by the low bits.
+func tableHash(s string) uint32 { return uint32(xxhash.Sum64String(s) >> 32) }
+
 func (a *Auditor) op(id string, pos Position) *operation {
-	if i, ok := a.opIndex[id]; ok {
+	h := tableHash(id)
+	if i, ok := a.opIndex.find(h, func(i int32) bool { return a.st.str(a.opAt(int(i)).id) == id }); ok {
 		return a.opAt(int(i))
 	}
 	i := a.nops
@@ -182,13 +198,13 @@ func (a *Auditor) op(id string, pos Position) *operation {
 	}
 	a.nops++
 	op := a.opAt(i)
-	op.id = a.strs.clone(id)
+	op.id = a.st.put(id)
 	op.first = pack(pos)
 	op.pair.bind = -1
 	for t := range op.times {
 		op.times[t] = noStamp
 	}
-	a.opIndex[op.id] = int32(i)
+	a.opIndex.insert(h, int32(i))
 	return op
 }
 
@@ -209,9 +225,9 @@ func (a *Auditor) Add(r *Record) {
 			op.track(tLastSeen, when, false)
 		}
 	}
-	hash := ""
+	var hash sref
 	if r.PayloadHash != "" {
-		hash, _ = op.hashes.add(&a.strs, compactHash(r.PayloadHash, &a.hashBuf))
+		hash, _ = a.st.add(&op.hashes, compactHash(r.PayloadHash, &a.hashBuf))
 	}
 	var pair *opPair
 	if r.IdempotencyKey != "" {
@@ -233,11 +249,11 @@ func (a *Auditor) Add(r *Record) {
 		if when != noStamp {
 			op.track(tFirstEffect, when, true)
 		}
-		op.effects.add(&a.strs, r.EffectRef)
+		a.st.add(&op.effects, r.EffectRef)
 	}
 }
 
-func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair, hash string) {
+func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair, hash sref) {
 	op.attemptRecords++
 	// The absence rule looks at every attempt record...
 	if when != noStamp {
@@ -250,13 +266,13 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 	if r.AttemptID == "" {
 		op.anonAttempts++
 	} else {
-		newAttempt = op.attemptIDs.add(xxhash.Sum64String(r.AttemptID))
+		newAttempt = a.st.addFingerprint(&op.attemptIDs, xxhash.Sum64String(r.AttemptID))
 	}
 	if pair == nil {
 		op.keylessAttempts++
 	} else {
 		pair.attempts++
-		if hash == "" {
+		if hash == 0 {
 			if op.unhashedKeyed == 0 {
 				op.unhashedAt = pack(r.Pos)
 			}
@@ -267,7 +283,7 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 	if hasResult {
 		code = a.result(r.Result)
 		if newAttempt {
-			op.countResult(code)
+			a.countResult(op, code)
 		}
 	}
 	if when == noStamp {
@@ -297,26 +313,27 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 }
 
 // bind records that op carries the pair (scope, key) with payload hash h
-// ("" binds nothing but still ties the pair to op), and returns op's entry
+// (0 binds nothing but still ties the pair to op), and returns op's entry
 // for the pair.
-func (a *Auditor) bind(op *operation, scope, key, h string) *opPair {
+func (a *Auditor) bind(op *operation, scope, key string, h sref) *opPair {
 	a.pairKey = append(append(append(a.pairKey[:0], scope...), 0), key...)
-	bi, ok := a.pairIndex[string(a.pairKey)]
+	joined := unsafe.String(unsafe.SliceData(a.pairKey), len(a.pairKey)) // only while looked up
+	th := tableHash(joined)
+	bi, ok := a.findBinding(th, joined)
 	if !ok {
 		bi = int32(a.npairs)
 		if a.npairs%chunkSize == 0 {
 			a.pairs = append(a.pairs, new([chunkSize]binding))
 		}
 		a.npairs++
-		b := a.pairAt(bi)
-		b.joined = a.strs.clone(string(a.pairKey))
-		a.pairIndex[b.joined] = bi
+		a.pairAt(bi).joined = a.st.put(joined)
+		a.pairIndex.insert(th, bi)
 	}
 	b := a.pairAt(bi)
-	if h != "" {
-		b.hashes.add(&a.strs, h)
+	if h != 0 {
+		a.st.addRef(&b.hashes, h)
 	}
-	p := op.findPair(bi)
+	p := a.findPair(op, bi)
 	if p == nil {
 		b.ops++
 		entry := opPair{bind: bi, first: noStamp, last: noStamp}
@@ -324,10 +341,11 @@ func (a *Auditor) bind(op *operation, scope, key, h string) *opPair {
 			op.pair = entry
 			p = &op.pair
 		} else {
-			if op.more == nil {
-				op.more = &morePairs{}
+			if op.more == 0 {
+				a.morePairs = append(a.morePairs, morePairs{})
+				op.more = int32(len(a.morePairs))
 			}
-			m := op.more
+			m := &a.morePairs[op.more-1]
 			m.items = append(m.items, entry)
 			switch {
 			case m.index != nil:
@@ -344,11 +362,17 @@ func (a *Auditor) bind(op *operation, scope, key, h string) *opPair {
 	return p
 }
 
-func (op *operation) findPair(bi int32) *opPair {
+// findBinding looks up the pair joined, which hashes to th.
+func (a *Auditor) findBinding(th uint32, joined string) (int32, bool) {
+	return a.pairIndex.find(th, func(i int32) bool { return a.st.str(a.pairAt(i).joined) == joined })
+}
+
+func (a *Auditor) findPair(op *operation, bi int32) *opPair {
 	if op.pair.bind == bi {
 		return &op.pair
 	}
-	if m := op.more; m != nil {
+	if op.more != 0 {
+		m := &a.morePairs[op.more-1]
 		if m.index != nil {
 			if i, ok := m.index[bi]; ok {
 				return &m.items[i]
@@ -365,14 +389,15 @@ func (op *operation) findPair(bi int32) *opPair {
 }
 
 // eachPair calls fn for every key pair of op, in first-seen order.
-func (op *operation) eachPair(fn func(p *opPair)) {
+func (a *Auditor) eachPair(op *operation, fn func(p *opPair)) {
 	if op.pair.bind < 0 {
 		return
 	}
 	fn(&op.pair)
-	if op.more != nil {
-		for i := range op.more.items {
-			fn(&op.more.items[i])
+	if op.more != 0 {
+		m := &a.morePairs[op.more-1]
+		for i := range m.items {
+			fn(&m.items[i])
 		}
 	}
 }
@@ -382,13 +407,13 @@ func (a *Auditor) result(name string) uint32 {
 		return c
 	}
 	c := uint32(len(a.results))
-	stored := a.strs.clone(name)
+	stored := strings.Clone(name)
 	a.results = append(a.results, resultInfo{name: stored, final: a.policy != nil && a.policy.IsFinal(stored)})
 	a.resultIndex[stored] = c
 	return c
 }
 
-func (op *operation) countResult(code uint32) {
+func (a *Auditor) countResult(op *operation, code uint32) {
 	for i := range op.results {
 		rc := &op.results[i]
 		switch {
@@ -400,28 +425,30 @@ func (op *operation) countResult(code uint32) {
 			return
 		}
 	}
-	if op.moreResults == nil {
-		op.moreResults = &[]resultCount{}
+	if op.moreResults == 0 {
+		a.moreResults = append(a.moreResults, nil)
+		op.moreResults = int32(len(a.moreResults))
 	}
-	for i := range *op.moreResults {
-		if (*op.moreResults)[i].code == code {
-			(*op.moreResults)[i].n++
+	more := &a.moreResults[op.moreResults-1]
+	for i := range *more {
+		if (*more)[i].code == code {
+			(*more)[i].n++
 			return
 		}
 	}
-	*op.moreResults = append(*op.moreResults, resultCount{code: code, n: 1})
+	*more = append(*more, resultCount{code: code, n: 1})
 }
 
 // eachResult calls fn for every (result, count) of op, in first-seen order.
-func (op *operation) eachResult(fn func(code uint32, n int)) {
+func (a *Auditor) eachResult(op *operation, fn func(code uint32, n int)) {
 	for _, rc := range op.results {
 		if rc.n == 0 {
 			return
 		}
 		fn(rc.code, int(rc.n))
 	}
-	if op.moreResults != nil {
-		for _, rc := range *op.moreResults {
+	if op.moreResults != 0 {
+		for _, rc := range a.moreResults[op.moreResults-1] {
 			fn(rc.code, int(rc.n))
 		}
 	}

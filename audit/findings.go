@@ -69,9 +69,9 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 
 	var attemptKeys []string
 	var seen distinct
-	op.eachPair(func(p *opPair) {
+	a.eachPair(op, func(p *opPair) {
 		if p.attempts > 0 {
-			attemptKeys = seen.append(attemptKeys, a.pairAt(p.bind).key())
+			attemptKeys = seen.append(attemptKeys, a.key(a.pairAt(p.bind)))
 		}
 	})
 	if len(attemptKeys) >= 2 {
@@ -86,13 +86,13 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		raise(fMissingPayloadHash, "%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
 			plural(int(op.unhashedKeyed), "attempt record"), carry(op.unhashedKeyed), op.unhashedAt.unpack().Line)
 	}
-	op.eachPair(func(p *opPair) {
+	a.eachPair(op, func(p *opPair) {
 		if set.has(fSharedKey) {
 			return
 		}
 		if b := a.pairAt(p.bind); b.allOps >= 2 && b.allHashes == 1 {
 			raise(fSharedKey, "key %s is carried by %d operations under one payload hash: one intent split into several identities",
-				describeKey(b), b.allOps)
+				a.describeKey(b), b.allOps)
 		}
 	})
 	if w, ok := v.sharedEffects[ref]; ok {
@@ -115,12 +115,12 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			op.times[tLastNewAttempt], op.times[tFirstFinal])
 	}
 	if a.policy != nil {
-		op.eachPair(func(p *opPair) {
+		a.eachPair(op, func(p *opPair) {
 			if set.has(fRetryPastRetention) || p.first == noStamp || p.last == p.first {
 				return
 			}
 			b := a.pairAt(p.bind)
-			keep := a.policy.Retention(b.scope())
+			keep := a.policy.Retention(a.scope(b))
 			span := time.Duration(p.last - p.first) // negative if the difference overflowed
 			if keep > 0 && (span < 0 || span > keep) {
 				length := span.String()
@@ -128,7 +128,7 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 					length = "more than 292 years"
 				}
 				raise(fRetryPastRetention, "attempts under key %s span %s (%s to %s), beyond its %s retention",
-					describeKey(b), length, p.first, p.last, keep)
+					a.describeKey(b), length, p.first, p.last, keep)
 			}
 		})
 	}
@@ -143,14 +143,14 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		raise(fContradictoryEvidence, "%s and %s",
 			plural(int(op.effectObs), "effect observation"), plural(int(op.absentObs), "absent observation"))
 	}
-	if reason, ok := sensitive.Check(op.id); ok {
+	if reason, ok := sensitive.Check(a.st.str(op.id)); ok {
 		raise(fSensitiveIdentifier, "operationId looks like it carries sensitive data (%s)", reason)
 	} else {
-		op.eachPair(func(p *opPair) {
+		a.eachPair(op, func(p *opPair) {
 			if set.has(fSensitiveIdentifier) {
 				return
 			}
-			if reason, ok := sensitive.Check(a.pairAt(p.bind).key()); ok {
+			if reason, ok := sensitive.Check(a.key(a.pairAt(p.bind))); ok {
 				raise(fSensitiveIdentifier, "an idempotencyKey looks like it carries sensitive data (%s)", reason)
 			}
 		})
@@ -162,13 +162,14 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 // hashes and how many operations carry it.
 func (v *view) pairTotals(joined string) (hashes []string, ops int) {
 	var seen map[string]struct{} // once there are many, so as not to go quadratic
+	th := tableHash(joined)
 	for _, p := range v.parts {
-		i, ok := p.pairIndex[joined]
+		i, ok := p.findBinding(th, joined)
 		if !ok {
 			continue
 		}
 		b := p.pairAt(i)
-		for _, h := range b.hashes.list() {
+		for _, h := range p.st.list(b.hashes) {
 			switch {
 			case seen != nil:
 				if _, dup := seen[h]; dup {
@@ -210,8 +211,8 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 		which int32 // the effect's place in its operation's set
 	}
 	name := func(e *entry) string {
-		_, op := v.op(e.ref)
-		return op.effects.at(int(e.which))
+		a, op := v.op(e.ref)
+		return a.st.at(op.effects, int(e.which))
 	}
 	// Each part fingerprints its own operations' effects.
 	lists := make([][]entry, len(v.parts))
@@ -222,14 +223,14 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 			defer wg.Done()
 			n := 0
 			for i := range a.nops {
-				n += a.opAt(i).effects.len()
+				n += a.st.len(a.opAt(i).effects)
 			}
 			list := make([]entry, 0, n)
 			for i := range a.nops {
 				op := a.opAt(i)
 				ref := opRef{part: uint16(pi), index: int32(i)}
-				for k := range op.effects.len() {
-					list = append(list, entry{xxhash.Sum64String(op.effects.at(k)), ref, int32(k)})
+				for k := range a.st.len(op.effects) {
+					list = append(list, entry{xxhash.Sum64String(a.st.at(op.effects, k)), ref, int32(k)})
 				}
 			}
 			lists[pi] = list
@@ -255,8 +256,8 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 			group := entries[i:j]
 			ids := make([]string, len(group))
 			for k := range group {
-				_, op := v.op(group[k].ref)
-				ids[k] = op.id
+				a, op := v.op(group[k].ref)
+				ids[k] = a.st.str(op.id)
 			}
 			slices.Sort(ids)
 			const named = 3
@@ -265,14 +266,15 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 				if _, done := shared[e.ref]; done {
 					continue // an earlier shared effect of the operation is named
 				}
-				_, op := v.op(e.ref)
+				a, op := v.op(e.ref)
+				id := a.st.str(op.id)
 				w := sharedWith{ref: ref, more: max(0, len(group)-1-named)}
-				for _, id := range ids {
+				for _, other := range ids {
 					if len(w.others) == named {
 						break
 					}
-					if id != op.id {
-						w.others = append(w.others, id)
+					if other != id {
+						w.others = append(w.others, other)
 					}
 				}
 				shared[e.ref] = w
@@ -283,11 +285,11 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	return shared
 }
 
-func describeKey(b *binding) string {
-	if s := b.scope(); s != "" {
-		return b.key() + " (scope " + s + ")"
+func (a *Auditor) describeKey(b *binding) string {
+	if s := a.scope(b); s != "" {
+		return a.key(b) + " (scope " + s + ")"
 	}
-	return b.key()
+	return a.key(b)
 }
 
 // carry agrees the verb with a count of records.

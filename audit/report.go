@@ -368,20 +368,21 @@ func (v *view) totalPairs() {
 func (v *view) totalPartPairs(a *Auditor) {
 	for i := range int32(a.npairs) {
 		b := a.pairAt(i)
-		b.allHashes, b.allOps = int32(b.hashes.len()), b.ops
+		b.allHashes, b.allOps = int32(a.st.len(b.hashes)), b.ops
 		var hashes []string
 		if len(v.parts) > 1 {
 			var ops int
-			hashes, ops = v.pairTotals(b.joined)
+			hashes, ops = v.pairTotals(a.st.str(b.joined))
 			b.allHashes, b.allOps = int32(len(hashes)), int32(ops)
 		}
 		if b.allHashes >= 2 {
 			if hashes == nil {
-				hashes = b.hashes.list()
+				hashes = a.st.list(b.hashes)
 			}
 			// Sorted: a pair's hashes arrive in an order that depends on
 			// how operations were sharded.
-			b.conflict = &conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(b.allOps)}
+			a.conflicts = append(a.conflicts, conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(b.allOps)})
+			b.conflict = int32(len(a.conflicts))
 		}
 	}
 }
@@ -441,7 +442,7 @@ func mergeOrder(parts []*Auditor) []opRef {
 				continue
 			}
 			op := p.opAt(next[pi])
-			if best < 0 || op.first < bestPos || op.first == bestPos && op.id < parts[best].opAt(next[best]).id {
+			if best < 0 || op.first < bestPos || op.first == bestPos && p.st.str(op.id) < parts[best].st.str(parts[best].opAt(next[best]).id) {
 				best, bestPos = pi, op.first
 			}
 		}
@@ -459,7 +460,7 @@ func mergeOrder(parts []*Auditor) []opRef {
 		}
 		if j-i > 1 {
 			slices.SortFunc(order[i:j], func(x, y opRef) int {
-				return strings.Compare(opAtRef(parts, x).id, opAtRef(parts, y).id)
+				return strings.Compare(idAtRef(parts, x), idAtRef(parts, y))
 			})
 		}
 		i = j
@@ -468,6 +469,11 @@ func mergeOrder(parts []*Auditor) []opRef {
 }
 
 func opAtRef(parts []*Auditor, r opRef) *operation { return parts[r.part].opAt(int(r.index)) }
+
+func idAtRef(parts []*Auditor, r opRef) string {
+	a := parts[r.part]
+	return a.st.str(a.opAt(int(r.index)).id)
+}
 
 // render builds the report on one operation.
 // render builds the report on one operation into o, reusing the map and
@@ -483,21 +489,21 @@ func (v *view) render(o *Operation, ref opRef) {
 	}
 	clear(results)
 	*o = Operation{
-		OperationID:        op.id,
+		OperationID:        a.st.str(op.id),
 		Label:              l,
 		NextAction:         l.NextAction(),
 		Attempts:           op.attempts(),
 		Results:            results,
 		EffectObservations: int(op.effectObs),
-		DistinctEffects:    op.effects.len(),
-		EffectRefs:         op.effects.appendTo(refs),
+		DistinctEffects:    a.st.len(op.effects),
+		EffectRefs:         a.st.appendTo(refs, op.effects),
 		IdempotencyKeys:    keys,
-		PayloadHashes:      expandHashes(op.hashes.appendTo(hashes)),
+		PayloadHashes:      expandHashes(a.st.appendTo(hashes, op.hashes)),
 		First:              op.first.unpack(),
 	}
-	op.eachResult(func(code uint32, n int) { o.Results[a.results[code].name] = n })
+	a.eachResult(op, func(code uint32, n int) { o.Results[a.results[code].name] = n })
 	var seen distinct
-	op.eachPair(func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.pairAt(p.bind).key()) })
+	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
 	if op.has(tFirstSeen) {
 		first, last := op.times[tFirstSeen].String(), op.times[tLastSeen].String()
 		o.FirstObservedAt, o.LastObservedAt = &first, &last
@@ -513,7 +519,7 @@ func (v *view) render(o *Operation, ref opRef) {
 // anywhere in the input.
 func (v *view) conflict(a *Auditor, op *operation) *binding {
 	var found *binding
-	op.eachPair(func(p *opPair) {
+	a.eachPair(op, func(p *opPair) {
 		if b := a.pairAt(p.bind); found == nil && b.allHashes >= 2 {
 			found = b
 		}
@@ -524,16 +530,16 @@ func (v *view) conflict(a *Auditor, op *operation) *binding {
 // label returns the first rule of SPEC's Labels that matches.
 func (v *view) label(a *Auditor, op *operation) label {
 	switch {
-	case op.hashes.len() >= 2:
+	case a.st.len(op.hashes) >= 2:
 		return lKeyConflict
 	}
 	if v.conflict(a, op) != nil {
 		return lKeyConflict
 	}
 	switch {
-	case op.effects.len() >= 2:
+	case a.st.len(op.effects) >= 2:
 		return lDuplicate
-	case op.effects.len() == 1:
+	case a.st.len(op.effects) == 1:
 		return lHealthy
 	case op.absent():
 		return lAbsent
@@ -558,23 +564,24 @@ func (op *operation) absent() bool {
 func (v *view) reason(a *Auditor, op *operation) string {
 	switch op.label {
 	case lKeyConflict:
-		if op.hashes.len() >= 2 {
+		if a.st.len(op.hashes) >= 2 {
 			return fmt.Sprintf("%d payload hashes under one operation: %s",
-				op.hashes.len(), list(expandHashes(op.hashes.list())))
+				a.st.len(op.hashes), list(expandHashes(a.st.list(op.hashes))))
 		}
 		b := v.conflict(a, op)
+		c := &a.conflicts[b.conflict-1]
 		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) across %s",
-			describeKey(b), b.conflict.n, b.conflict.hashes, plural(b.conflict.ops, "operation"))
+			a.describeKey(b), c.n, c.hashes, plural(c.ops, "operation"))
 	case lDuplicate:
 		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
-			plural(int(op.effectObs), "effect observation"), op.effects.len(), list(op.effects.list()))
+			plural(int(op.effectObs), "effect observation"), a.st.len(op.effects), list(a.st.list(op.effects)))
 	case lHealthy:
 		verb := "resolves"
 		if op.effectObs > 1 {
 			verb = "resolve"
 		}
 		return fmt.Sprintf("%s %s to 1 effectRef: %s",
-			plural(int(op.effectObs), "effect observation"), verb, op.effects.first)
+			plural(int(op.effectObs), "effect observation"), verb, a.st.str(op.effects.first))
 	case lAbsent:
 		if op.attemptRecords == 0 {
 			return fmt.Sprintf("%s with no attempt records", plural(int(op.absentObs), "absent observation"))
@@ -603,7 +610,7 @@ func (v *view) reason(a *Auditor, op *operation) string {
 // resultSummary renders the attempt results, e.g. " (timeout ×2)".
 func resultSummary(a *Auditor, op *operation) string {
 	var parts []string
-	op.eachResult(func(code uint32, n int) {
+	a.eachResult(op, func(code uint32, n int) {
 		s := a.results[code].name
 		if n > 1 {
 			s += fmt.Sprintf(" ×%d", n)
