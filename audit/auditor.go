@@ -39,9 +39,9 @@ type Auditor struct {
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
 
-	morePairs   []morePairs     // an operation's key pairs after the first
-	moreResults [][]resultCount // an operation's results after the first two
-	conflicts   []conflictInfo  // set by Merge
+	morePairs   []morePairs         // an operation's key pairs after the first
+	moreResults [][]resultCount     // an operation's results after the first two
+	totals      map[int32]pairTotal // by binding, set by Merge; see total
 
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
@@ -80,10 +80,25 @@ type binding struct {
 	joined sref      // scope + "\x00" + key
 	hashes stringSet // distinct payload hashes bound to the pair
 	ops    int32     // distinct operations carrying the pair
+}
 
-	// Across every part of a merged audit, set by Merge.
-	allHashes, allOps int32
-	conflict          int32 // when allHashes >= 2: 1 + index in Auditor.conflicts
+// pairTotal is a key pair across every part of a merged audit: its
+// distinct hashes and the operations that carry it.
+type pairTotal struct {
+	hashes, ops int32
+	conflict    *conflictInfo // when hashes >= 2
+}
+
+// total returns the pair total of binding bi. Merge keeps totals only for
+// pairs carried by two or more operations or bound to two or more hashes,
+// the few that findings and labels look at; for any other pair the binding
+// is the total.
+func (a *Auditor) total(bi int32) pairTotal {
+	if t, ok := a.totals[bi]; ok {
+		return t
+	}
+	b := a.pairAt(bi)
+	return pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
 }
 
 // conflictInfo is what a key-conflict reason says about a pair, worked out

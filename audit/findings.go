@@ -90,9 +90,9 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		if set.has(fSharedKey) {
 			return
 		}
-		if b := a.pairAt(p.bind); b.allOps >= 2 && b.allHashes == 1 {
+		if t := a.total(p.bind); t.ops >= 2 && t.hashes == 1 {
 			raise(fSharedKey, "key %s is carried by %d operations under one payload hash: one intent split into several identities",
-				a.describeKey(b), b.allOps)
+				a.describeKey(a.pairAt(p.bind)), t.ops)
 		}
 	})
 	if w, ok := v.sharedEffects[ref]; ok {
@@ -158,38 +158,35 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	return set, out
 }
 
-// pairTotals unites a key pair's bindings across the parts: its distinct
-// hashes and how many operations carry it.
-func (v *view) pairTotals(joined string) (hashes []string, ops int) {
-	var seen map[string]struct{} // once there are many, so as not to go quadratic
+// pairTotals unites the bindings of b's key pair across the parts (b is
+// part a's): its distinct hashes and how many operations carry it. When no
+// other part has the pair, shared is false and nothing is united: b's own
+// counts are the totals.
+func (v *view) pairTotals(a *Auditor, b *binding) (hashes []string, ops int, shared bool) {
+	type found struct {
+		part *Auditor
+		b    *binding
+	}
+	joined := a.st.str(b.joined)
 	th := tableHash(joined)
+	all := []found{{a, b}}
 	for _, p := range v.parts {
-		i, ok := p.findBinding(th, joined)
-		if !ok {
+		if p == a {
 			continue
 		}
-		b := p.pairAt(i)
-		for _, h := range p.st.list(b.hashes) {
-			switch {
-			case seen != nil:
-				if _, dup := seen[h]; dup {
-					continue
-				}
-				seen[h] = struct{}{}
-			case slices.Contains(hashes, h):
-				continue
-			case len(hashes) == indexAfter:
-				seen = make(map[string]struct{}, 2*indexAfter)
-				for _, x := range hashes {
-					seen[x] = struct{}{}
-				}
-				seen[h] = struct{}{}
-			}
-			hashes = append(hashes, h)
+		if i, ok := p.findBinding(th, joined); ok {
+			all = append(all, found{p, p.pairAt(i)})
 		}
-		ops += int(b.ops)
 	}
-	return hashes, ops
+	if len(all) == 1 {
+		return nil, 0, false
+	}
+	var seen distinct
+	for _, f := range all {
+		f.part.st.each(f.b.hashes, func(r sref) { hashes = seen.append(hashes, f.part.st.str(r)) })
+		ops += int(f.b.ops)
+	}
+	return hashes, ops, true
 }
 
 type sharedWith struct {
@@ -206,14 +203,11 @@ type sharedWith struct {
 // pointers, so a million of them cost the garbage collector nothing.
 func (v *view) findSharedEffects() map[opRef]sharedWith {
 	type entry struct {
-		h     uint64
-		ref   opRef
-		which int32 // the effect's place in its operation's set
+		h      uint64
+		ref    opRef
+		effect sref
 	}
-	name := func(e *entry) string {
-		a, op := v.op(e.ref)
-		return a.st.at(op.effects, int(e.which))
-	}
+	name := func(e *entry) string { return v.parts[e.ref.part].st.str(e.effect) }
 	// Each part fingerprints its own operations' effects.
 	lists := make([][]entry, len(v.parts))
 	var wg sync.WaitGroup
@@ -229,9 +223,9 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 			for i := range a.nops {
 				op := a.opAt(i)
 				ref := opRef{part: uint16(pi), index: int32(i)}
-				for k := range a.st.len(op.effects) {
-					list = append(list, entry{xxhash.Sum64String(a.st.at(op.effects, k)), ref, int32(k)})
-				}
+				a.st.each(op.effects, func(r sref) {
+					list = append(list, entry{xxhash.Sum64String(a.st.str(r)), ref, r})
+				})
 			}
 			lists[pi] = list
 		}()

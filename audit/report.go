@@ -368,22 +368,28 @@ func (v *view) totalPairs() {
 func (v *view) totalPartPairs(a *Auditor) {
 	for i := range int32(a.npairs) {
 		b := a.pairAt(i)
-		b.allHashes, b.allOps = int32(a.st.len(b.hashes)), b.ops
+		t := pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
 		var hashes []string
 		if len(v.parts) > 1 {
-			var ops int
-			hashes, ops = v.pairTotals(a.st.str(b.joined))
-			b.allHashes, b.allOps = int32(len(hashes)), int32(ops)
+			if all, ops, shared := v.pairTotals(a, b); shared {
+				hashes, t.hashes, t.ops = all, int32(len(all)), int32(ops)
+			}
 		}
-		if b.allHashes >= 2 {
+		if t.hashes < 2 && t.ops < 2 {
+			continue // the binding is the total
+		}
+		if t.hashes >= 2 {
 			if hashes == nil {
 				hashes = a.st.list(b.hashes)
 			}
 			// Sorted: a pair's hashes arrive in an order that depends on
 			// how operations were sharded.
-			a.conflicts = append(a.conflicts, conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(b.allOps)})
-			b.conflict = int32(len(a.conflicts))
+			t.conflict = &conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(t.ops)}
 		}
+		if a.totals == nil {
+			a.totals = map[int32]pairTotal{}
+		}
+		a.totals[i] = t
 	}
 }
 
@@ -516,15 +522,15 @@ func (v *view) render(o *Operation, ref opRef) {
 }
 
 // conflict returns the first of op's key pairs bound to two or more hashes
-// anywhere in the input.
-func (v *view) conflict(a *Auditor, op *operation) *binding {
-	var found *binding
+// anywhere in the input, as an index of a's bindings.
+func (v *view) conflict(a *Auditor, op *operation) (int32, bool) {
+	found := int32(-1)
 	a.eachPair(op, func(p *opPair) {
-		if b := a.pairAt(p.bind); found == nil && b.allHashes >= 2 {
-			found = b
+		if found < 0 && a.total(p.bind).hashes >= 2 {
+			found = p.bind
 		}
 	})
-	return found
+	return found, found >= 0
 }
 
 // label returns the first rule of SPEC's Labels that matches.
@@ -533,7 +539,7 @@ func (v *view) label(a *Auditor, op *operation) label {
 	case a.st.len(op.hashes) >= 2:
 		return lKeyConflict
 	}
-	if v.conflict(a, op) != nil {
+	if _, ok := v.conflict(a, op); ok {
 		return lKeyConflict
 	}
 	switch {
@@ -568,10 +574,10 @@ func (v *view) reason(a *Auditor, op *operation) string {
 			return fmt.Sprintf("%d payload hashes under one operation: %s",
 				a.st.len(op.hashes), list(expandHashes(a.st.list(op.hashes))))
 		}
-		b := v.conflict(a, op)
-		c := &a.conflicts[b.conflict-1]
+		bi, _ := v.conflict(a, op)
+		c := a.total(bi).conflict
 		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) across %s",
-			a.describeKey(b), c.n, c.hashes, plural(c.ops, "operation"))
+			a.describeKey(a.pairAt(bi)), c.n, c.hashes, plural(c.ops, "operation"))
 	case lDuplicate:
 		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
 			plural(int(op.effectObs), "effect observation"), a.st.len(op.effects), list(a.st.list(op.effects)))
@@ -581,7 +587,7 @@ func (v *view) reason(a *Auditor, op *operation) string {
 			verb = "resolve"
 		}
 		return fmt.Sprintf("%s %s to 1 effectRef: %s",
-			plural(int(op.effectObs), "effect observation"), verb, a.st.str(op.effects.first))
+			plural(int(op.effectObs), "effect observation"), verb, a.st.str(op.effects.head()))
 	case lAbsent:
 		if op.attemptRecords == 0 {
 			return fmt.Sprintf("%s with no attempt records", plural(int(op.absentObs), "absent observation"))

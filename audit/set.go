@@ -81,16 +81,25 @@ func (a *arena) str(r sref) string {
 // thousands of attempts must not go quadratic.
 const indexAfter = 16
 
+// A set keeps its first value inline. The values after it are a chain of
+// nodes in the store, in insertion order: twelve bytes a value, and nothing
+// at all for the many sets of one value. A set that grows past indexAfter
+// values also gets a map, kept aside, for the rare hot operation.
+
+// halves is a 64-bit value as two 32-bit halves, so that a stringSet packs
+// into 12 bytes.
+type halves [2]uint32
+
+func split(v uint64) halves    { return halves{uint32(v), uint32(v >> 32)} }
+func (h halves) value() uint64 { return uint64(h[0]) | uint64(h[1])<<32 }
+
 // stringSet holds distinct strings in insertion order.
 type stringSet struct {
-	first sref
-	more  int32 // 1 + index in store.strs of the values after the first; 0 if none
+	first halves // an sref; zero when the set is empty
+	more  int32  // 1 + index of the first node after it; 0 if none
 }
 
-type moreStrings struct {
-	items []sref
-	index map[string]int32 // position in items, built past indexAfter items
-}
+func (s *stringSet) head() sref { return sref(s.first.value()) }
 
 // fingerprintSet holds distinct 64-bit fingerprints. Attempt ids are only
 // ever counted, never printed, so the audit keeps an xxhash of each instead
@@ -99,96 +108,153 @@ type moreStrings struct {
 type fingerprintSet struct {
 	first uint64
 	n     uint32
-	more  int32 // 1 + index in store.fingerprints; 0 if none
+	more  int32 // 1 + index of the first node after it; 0 if none
 }
 
-type moreFingerprints struct {
-	items []uint64
-	index map[uint64]struct{} // built past indexAfter items
+// node is a value of a set after its first.
+type node struct {
+	value halves
+	next  int32 // 1 + index of the next node; 0 at the end
+}
+
+const nodeBlock = 1 << 12
+
+// bigSet indexes the values of a set past indexAfter of them.
+type bigSet struct {
+	strings      map[string]sref
+	fingerprints map[uint64]struct{}
+	tail         int32 // the last node
+	n            int   // values after the first
 }
 
 // store holds an Auditor's strings and the overflow of its sets.
 type store struct {
 	arena
-	strs         []moreStrings
-	fingerprints []moreFingerprints
+	nodes []*[nodeBlock]node
+	nnode int32
+	big   map[int32]*bigSet // by the set's first node
+}
+
+func (st *store) node(i int32) *node { return &st.nodes[(i-1)/nodeBlock][(i-1)%nodeBlock] }
+
+// link appends a node holding v after node tail (0: none) and returns it.
+func (st *store) link(tail int32, v uint64) int32 {
+	if st.nnode%nodeBlock == 0 {
+		st.nodes = append(st.nodes, new([nodeBlock]node))
+	}
+	st.nnode++
+	*st.node(st.nnode) = node{value: split(v)}
+	if tail != 0 {
+		st.node(tail).next = st.nnode
+	}
+	return st.nnode
+}
+
+// indexSet makes the set whose first node is head a bigSet.
+func (st *store) indexSet(head, tail int32, n int, strs bool) {
+	b := &bigSet{tail: tail, n: n}
+	if strs {
+		b.strings = make(map[string]sref, 2*n)
+	} else {
+		b.fingerprints = make(map[uint64]struct{}, 2*n)
+	}
+	for i := head; i != 0; i = st.node(i).next {
+		v := st.node(i).value.value()
+		if strs {
+			b.strings[st.str(sref(v))] = sref(v)
+		} else {
+			b.fingerprints[v] = struct{}{}
+		}
+	}
+	if st.big == nil {
+		st.big = map[int32]*bigSet{}
+	}
+	st.big[head] = b
 }
 
 // add inserts v into s, copying it into the arena if it is new, and returns
 // the stored copy and whether it was new.
 func (st *store) add(s *stringSet, v string) (sref, bool) {
-	if s.first == 0 {
-		s.first = st.put(v)
-		return s.first, true
-	}
-	if st.str(s.first) == v {
-		return s.first, false
-	}
-	return st.addMore(s, v, 0)
+	return st.insert(s, v, 0)
 }
 
 // addRef inserts a string already in the arena: sets that share a value
 // share its bytes.
 func (st *store) addRef(s *stringSet, r sref) {
-	switch {
-	case s.first == 0:
-		s.first = r
-	case s.first != r && st.str(s.first) != st.str(r):
-		st.addMore(s, st.str(r), r)
+	if s.head() != r {
+		st.insert(s, st.str(r), r)
 	}
 }
 
-// addMore adds v to the values after the first, storing r if it is not
-// zero and a copy of v otherwise.
-func (st *store) addMore(s *stringSet, v string, r sref) (sref, bool) {
+// insert adds v to s, storing r if it is not zero and a copy of v
+// otherwise.
+func (st *store) insert(s *stringSet, v string, r sref) (sref, bool) {
+	store := func() sref {
+		if r == 0 {
+			r = st.put(v)
+		}
+		return r
+	}
+	if s.first == (halves{}) {
+		s.first = split(uint64(store()))
+		return r, true
+	}
+	if st.str(s.head()) == v {
+		return s.head(), false
+	}
 	if s.more == 0 {
-		st.strs = append(st.strs, moreStrings{})
-		s.more = int32(len(st.strs))
+		s.more = st.link(0, uint64(store()))
+		return r, true
 	}
-	m := &st.strs[s.more-1]
-	if m.index != nil {
-		if i, ok := m.index[v]; ok {
-			return m.items[i], false
+	if b := st.big[s.more]; b != nil {
+		if it, ok := b.strings[v]; ok {
+			return it, false
 		}
-	} else {
-		for _, it := range m.items {
-			if st.str(it) == v {
-				return it, false
-			}
-		}
+		b.tail = st.link(b.tail, uint64(store()))
+		b.n++
+		b.strings[st.str(r)] = r
+		return r, true
 	}
-	if r == 0 {
-		r = st.put(v)
-	}
-	m.items = append(m.items, r)
-	switch {
-	case m.index != nil:
-		m.index[st.str(r)] = int32(len(m.items) - 1)
-	case len(m.items) > indexAfter:
-		m.index = make(map[string]int32, 2*len(m.items))
-		for i, it := range m.items {
-			m.index[st.str(it)] = int32(i)
+	n, tail := 0, int32(0)
+	for i := s.more; i != 0; i = st.node(i).next {
+		if it := sref(st.node(i).value.value()); st.str(it) == v {
+			return it, false
 		}
+		n, tail = n+1, i
+	}
+	tail = st.link(tail, uint64(store()))
+	if n+1 > indexAfter {
+		st.indexSet(s.more, tail, n+1, true)
 	}
 	return r, true
 }
 
 func (st *store) len(s stringSet) int {
 	switch {
-	case s.first == 0:
+	case s.first == halves{}:
 		return 0
 	case s.more == 0:
 		return 1
 	}
-	return 1 + len(st.strs[s.more-1].items)
+	if b := st.big[s.more]; b != nil {
+		return 1 + b.n
+	}
+	n := 1
+	for i := s.more; i != 0; i = st.node(i).next {
+		n++
+	}
+	return n
 }
 
-// at returns the i-th value of s in insertion order.
-func (st *store) at(s stringSet, i int) string {
-	if i == 0 {
-		return st.str(s.first)
+// each calls fn for every value of s in insertion order.
+func (st *store) each(s stringSet, fn func(r sref)) {
+	if s.first == (halves{}) {
+		return
 	}
-	return st.str(st.strs[s.more-1].items[i-1])
+	fn(s.head())
+	for i := s.more; i != 0; i = st.node(i).next {
+		fn(sref(st.node(i).value.value()))
+	}
 }
 
 // list returns the values of s in insertion order, never nil.
@@ -196,15 +262,7 @@ func (st *store) list(s stringSet) []string { return st.appendTo(make([]string, 
 
 // appendTo appends the values of s in insertion order to dst.
 func (st *store) appendTo(dst []string, s stringSet) []string {
-	if s.first == 0 {
-		return dst
-	}
-	dst = append(dst, st.str(s.first))
-	if s.more != 0 {
-		for _, it := range st.strs[s.more-1].items {
-			dst = append(dst, st.str(it))
-		}
-	}
+	st.each(s, func(r sref) { dst = append(dst, st.str(r)) })
 	return dst
 }
 
@@ -216,33 +274,33 @@ func (st *store) addFingerprint(s *fingerprintSet, h uint64) bool {
 		return true
 	case s.first == h:
 		return false
+	case s.more == 0:
+		s.more = st.link(0, h)
+		s.n++
+		return true
 	}
-	if s.more == 0 {
-		st.fingerprints = append(st.fingerprints, moreFingerprints{})
-		s.more = int32(len(st.fingerprints))
-	}
-	m := &st.fingerprints[s.more-1]
-	if m.index != nil {
-		if _, ok := m.index[h]; ok {
+	if b := st.big[s.more]; b != nil {
+		if _, ok := b.fingerprints[h]; ok {
 			return false
 		}
-		m.index[h] = struct{}{}
-	} else {
-		for _, it := range m.items {
-			if it == h {
-				return false
-			}
-		}
-		if len(m.items) >= indexAfter {
-			m.index = make(map[uint64]struct{}, 2*indexAfter)
-			for _, it := range m.items {
-				m.index[it] = struct{}{}
-			}
-			m.index[h] = struct{}{}
-		}
+		b.fingerprints[h] = struct{}{}
+		b.tail = st.link(b.tail, h)
+		b.n++
+		s.n++
+		return true
 	}
-	m.items = append(m.items, h)
+	tail := int32(0)
+	for i := s.more; i != 0; i = st.node(i).next {
+		if st.node(i).value.value() == h {
+			return false
+		}
+		tail = i
+	}
+	tail = st.link(tail, h)
 	s.n++
+	if after := int(s.n) - 1; after > indexAfter {
+		st.indexSet(s.more, tail, after, false)
+	}
 	return true
 }
 

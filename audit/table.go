@@ -14,13 +14,22 @@ type table struct {
 // maxLoad is the fill, in eighths, at which a table grows.
 const maxLoad = 6
 
-// newTable returns a table that holds n values before it grows.
+// newTable returns a table that holds n values before it grows. Its size
+// is not rounded up to a power of two: a slot's home is the hash scaled to
+// the size, so sizing by the hint wastes nothing.
 func newTable(n int) table {
-	size := 8
-	for size*maxLoad/8 < n {
-		size *= 2
+	return table{slots: make([]uint64, max(8, n*8/maxLoad+1))}
+}
+
+// home is the first slot to probe for hash h.
+func (t *table) home(h uint32) int { return int(uint64(h) * uint64(len(t.slots)) >> 32) }
+
+// following is the slot probed after i.
+func (t *table) following(i int) int {
+	if i++; i == len(t.slots) {
+		return 0
 	}
-	return table{slots: make([]uint64, size)}
+	return i
 }
 
 // find returns the value whose key hashes to h and satisfies same.
@@ -28,8 +37,7 @@ func (t *table) find(h uint32, same func(v int32) bool) (int32, bool) {
 	if len(t.slots) == 0 {
 		return 0, false
 	}
-	mask := uint32(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
+	for i := t.home(h); ; i = t.following(i) {
 		s := t.slots[i]
 		if s == 0 {
 			return 0, false
@@ -52,10 +60,9 @@ func (t *table) insert(h uint32, v int32) {
 }
 
 func (t *table) place(s uint64) {
-	mask := uint32(len(t.slots) - 1)
-	i := uint32(s>>32) & mask
+	i := t.home(uint32(s >> 32))
 	for t.slots[i] != 0 {
-		i = (i + 1) & mask
+		i = t.following(i)
 	}
 	t.slots[i] = s
 }

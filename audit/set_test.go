@@ -1,0 +1,161 @@
+package audit
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// model is what a set must behave like: distinct values in insertion order.
+type model struct {
+	seen   map[string]bool
+	values []string
+}
+
+func (m *model) add(v string) bool {
+	if m.seen[v] {
+		return false
+	}
+	if m.seen == nil {
+		m.seen = map[string]bool{}
+	}
+	m.seen[v] = true
+	m.values = append(m.values, v)
+	return true
+}
+
+// TestStringSetsAgainstModel interleaves insertions into many sets, some
+// small and some past indexAfter, so their chains of nodes interleave in
+// the store too, and checks each against a plain model.
+func TestStringSetsAgainstModel(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var st store
+		sets := make([]stringSet, 8)
+		models := make([]model, len(sets))
+		for range 3000 {
+			i := rng.IntN(len(sets))
+			// Set i draws from 4<<i values: set 0 stays small, the last
+			// grows far past indexAfter.
+			v := fmt.Sprintf("value-%d", rng.IntN(4<<i))
+			if i == 3 {
+				v = strings.Repeat("x", arenaLarge+1+rng.IntN(3)) // strings with blocks of their own
+			}
+			r, isNew := st.add(&sets[i], v)
+			if want := models[i].add(v); isNew != want {
+				t.Fatalf("seed %d: add(%q) to set %d: new = %v, want %v", seed, v, i, isNew, want)
+			}
+			if got := st.str(r); got != v {
+				t.Fatalf("seed %d: add(%q) returned a ref to %q", seed, v, got)
+			}
+		}
+		for i := range sets {
+			want := models[i].values
+			if want == nil {
+				want = []string{}
+			}
+			if diff := cmp.Diff(want, st.list(sets[i])); diff != "" {
+				t.Errorf("seed %d: set %d (-want +got):\n%s", seed, i, diff)
+			}
+			if got := st.len(sets[i]); got != len(want) {
+				t.Errorf("seed %d: set %d: len = %d, want %d", seed, i, got, len(want))
+			}
+		}
+	}
+}
+
+// TestAddRefSharesBytes checks that a value added by reference is stored
+// once and still compares by content.
+func TestAddRefSharesBytes(t *testing.T) {
+	var st store
+	var a, b stringSet
+	r, _ := st.add(&a, "sha256:x")
+	st.addRef(&b, r)
+	st.addRef(&b, st.put("sha256:x")) // equal content, another copy
+	other := st.put("sha256:y")
+	st.addRef(&b, other)
+	if diff := cmp.Diff([]string{"sha256:x", "sha256:y"}, st.list(b)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if b.head() != r {
+		t.Errorf("the set copied a value it was handed by reference")
+	}
+}
+
+func TestFingerprintSetsAgainstModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	var st store
+	sets := make([]fingerprintSet, 6)
+	models := make([]model, len(sets))
+	for range 5000 {
+		i := rng.IntN(len(sets))
+		h := rng.Uint64N(3 << (2 * i))
+		if got, want := st.addFingerprint(&sets[i], h), models[i].add(fmt.Sprint(h)); got != want {
+			t.Fatalf("addFingerprint(%d) to set %d = %v, want %v", h, i, got, want)
+		}
+	}
+	for i := range sets {
+		if got, want := int(sets[i].n), len(models[i].values); got != want {
+			t.Errorf("set %d holds %d fingerprints, want %d", i, got, want)
+		}
+	}
+}
+
+// TestArenaKeepsStrings stores strings of every size class, across block
+// boundaries, and reads them all back.
+func TestArenaKeepsStrings(t *testing.T) {
+	var a arena
+	rng := rand.New(rand.NewPCG(3, 3))
+	var want []string
+	var refs []sref
+	for i := range 4000 {
+		n := rng.IntN(300)
+		switch i % 500 {
+		case 0:
+			n = arenaLarge + rng.IntN(arenaBlock)
+		case 1:
+			n = arenaLarge
+		}
+		s := strings.Repeat(string(rune('a'+i%26)), n) + fmt.Sprint(i)
+		want = append(want, s)
+		refs = append(refs, a.put(s))
+	}
+	for i, r := range refs {
+		if got := a.str(r); got != want[i] {
+			t.Fatalf("string %d: got %d bytes %.20q..., want %d bytes %.20q...", i, len(got), got, len(want[i]), want[i])
+		}
+	}
+	if a.put("") != 0 || a.str(0) != "" {
+		t.Error("the empty string is not the zero sref")
+	}
+}
+
+// TestTableFindsEveryKey fills a table far past its first size, with
+// hashes that collide on purpose, and finds every key.
+func TestTableFindsEveryKey(t *testing.T) {
+	keys := make([]string, 20000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("op-%d", i)
+	}
+	hash := func(k string) uint32 { return tableHash(k) & 0xFFFF0FFF } // force tag collisions
+	tab := newTable(10)
+	for i, k := range keys {
+		same := func(v int32) bool { return keys[v] == k }
+		if _, ok := tab.find(hash(k), same); ok {
+			t.Fatalf("%s found before it was inserted", k)
+		}
+		tab.insert(hash(k), int32(i))
+	}
+	for i, k := range keys {
+		v, ok := tab.find(hash(k), func(v int32) bool { return keys[v] == k })
+		if !ok || v != int32(i) {
+			t.Fatalf("find(%s) = %d, %v; want %d", k, v, ok, i)
+		}
+	}
+	if _, ok := tab.find(hash("absent"), func(v int32) bool { return keys[v] == "absent" }); ok {
+		t.Error("found a key never inserted")
+	}
+}
