@@ -39,9 +39,10 @@ type Auditor struct {
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
 
-	morePairs   []morePairs         // an operation's key pairs after the first
-	moreResults [][]resultCount     // an operation's results after the first two
-	totals      map[int32]pairTotal // by binding, set by Merge; see total
+	extras     []extra             // what few operations have; see operation.extra
+	totals     map[int32]pairTotal // by binding, set by Merge; see total
+	unhashedAt map[sref]packedPos  // by operation id: first attempt with a key but no hash
+	wide       map[sref]*wideTimes // by operation id; see times.go
 
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
@@ -127,13 +128,12 @@ func (a *Auditor) key(b *binding) string {
 // opPair is one key pair of an operation, with the span of the attempts
 // made under it (for retry-past-retention).
 type opPair struct {
-	bind     int32
-	attempts int32 // attempt records carrying the pair
-	first    stamp
-	last     stamp
+	bind        int32
+	attempts    int32 // attempt records carrying the pair
+	first, last delta // see times.go
 }
 
-// Instants an operation keeps; see operation.times.
+// Instants an operation keeps; see times.go.
 const (
 	tFirstSeen = iota
 	tLastSeen
@@ -153,17 +153,16 @@ const (
 type operation struct {
 	id         sref
 	first      packedPos
-	unhashedAt packedPos // first attempt with a key but no hash
-	times      [nTimes]stamp
-
-	pair       opPair // the first key pair; bind < 0 when none
+	base       stamp // what times are relative to; see times.go
 	attemptIDs fingerprintSet
-	effects    stringSet // distinct effectRefs
-	hashes     stringSet // distinct payloadHashes
 
-	results     [2]resultCount
-	moreResults int32 // 1 + index in Auditor.moreResults; 0 when none
-	more        int32 // 1 + index in Auditor.morePairs; 0 when none
+	times   [nTimes]delta // or in Auditor.wide when wide
+	pair    opPair        // the first key pair; bind < 0 when none
+	effects stringSet     // distinct effectRefs
+	hashes  stringSet     // distinct payloadHashes
+
+	results [2]resultCount
+	extra   int32 // 1 + index in Auditor.extras; 0 when none
 
 	anonAttempts    int32 // attempt records without attemptId, each its own attempt
 	attemptRecords  int32
@@ -173,29 +172,39 @@ type operation struct {
 	effectObs       int32 // effect records that are not "absent"
 	absentObs       int32
 
-	label    label
 	findings findingSet // set when the report is computed
+	label    label
+	wide     bool // times are in Auditor.wide
 }
 
-// morePairs are an operation's key pairs after the first.
-type morePairs struct {
-	items []opPair
-	index map[int32]int32 // binding → position in items, past indexAfter
+// extra is what few operations have: key pairs after the first, results
+// after the first two.
+type extra struct {
+	pairs   []opPair
+	index   map[int32]int32 // binding → position in pairs, past indexAfter
+	results []resultCount
+}
+
+// extra returns op's extra, making one if it has none.
+func (a *Auditor) extra(op *operation) *extra {
+	if op.extra == 0 {
+		a.extras = append(a.extras, extra{})
+		op.extra = int32(len(a.extras))
+	}
+	return &a.extras[op.extra-1]
+}
+
+// pairsAfterFirst returns op's key pairs after the first.
+func (a *Auditor) pairsAfterFirst(op *operation) []opPair {
+	if op.extra == 0 {
+		return nil
+	}
+	return a.extras[op.extra-1].pairs
 }
 
 type resultCount struct {
 	code uint32
 	n    int32
-}
-
-func (op *operation) has(t int) bool { return op.times[t] != noStamp }
-
-// track folds s into times[t], keeping the earliest (min) or the latest.
-func (op *operation) track(t int, s stamp, min bool) {
-	cur := op.times[t]
-	if cur == noStamp || min && s < cur || !min && s > cur {
-		op.times[t] = s
-	}
 }
 
 // tableHash is the hash tables index by: the high half of an xxhash, as
@@ -216,8 +225,9 @@ func (a *Auditor) op(id string, pos Position) *operation {
 	op.id = a.st.put(id)
 	op.first = pack(pos)
 	op.pair.bind = -1
+	op.base = noStamp
 	for t := range op.times {
-		op.times[t] = noStamp
+		op.times[t] = noDelta
 	}
 	a.opIndex.insert(h, int32(i))
 	return op
@@ -236,8 +246,8 @@ func (a *Auditor) Add(r *Record) {
 	if r.HasObservedAt {
 		if s, ok := stampOf(r.ObservedAt); ok {
 			when = s
-			op.track(tFirstSeen, when, true)
-			op.track(tLastSeen, when, false)
+			a.track(op, tFirstSeen, when, true)
+			a.track(op, tLastSeen, when, false)
 		}
 	}
 	var hash sref
@@ -256,13 +266,13 @@ func (a *Auditor) Add(r *Record) {
 		if r.Result == "absent" {
 			op.absentObs++
 			if when != noStamp {
-				op.track(tLastAbsent, when, false)
+				a.track(op, tLastAbsent, when, false)
 			}
 			return
 		}
 		op.effectObs++
 		if when != noStamp {
-			op.track(tFirstEffect, when, true)
+			a.track(op, tFirstEffect, when, true)
 		}
 		a.st.add(&op.effects, r.EffectRef)
 	}
@@ -272,8 +282,8 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 	op.attemptRecords++
 	// The absence rule looks at every attempt record...
 	if when != noStamp {
-		op.track(tFirstAttempt, when, true)
-		op.track(tLastAttempt, when, false)
+		a.track(op, tFirstAttempt, when, true)
+		a.track(op, tLastAttempt, when, false)
 	} else {
 		op.untimedAttempts++
 	}
@@ -289,7 +299,10 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 		pair.attempts++
 		if hash == 0 {
 			if op.unhashedKeyed == 0 {
-				op.unhashedAt = pack(r.Pos)
+				if a.unhashedAt == nil {
+					a.unhashedAt = map[sref]packedPos{}
+				}
+				a.unhashedAt[op.id] = pack(r.Pos)
 			}
 			op.unhashedKeyed++
 		}
@@ -306,24 +319,19 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 	}
 	// The earliest success or final result, from any record that says so...
 	if hasResult && a.results[code].name == "success" {
-		op.track(tFirstSuccess, when, true)
+		a.track(op, tFirstSuccess, when, true)
 	}
 	if hasResult && a.results[code].final {
-		op.track(tFirstFinal, when, true)
+		a.track(op, tFirstFinal, when, true)
 	}
 	// ...is compared with attempts timed by their first record only: a
 	// re-exported attempt, with another observedAt, is not a retry.
 	if !newAttempt {
 		return
 	}
-	op.track(tLastNewAttempt, when, false)
+	a.track(op, tLastNewAttempt, when, false)
 	if pair != nil {
-		if pair.first == noStamp || when < pair.first {
-			pair.first = when
-		}
-		if pair.last == noStamp || when > pair.last {
-			pair.last = when
-		}
+		a.trackPair(op, pair, when)
 	}
 }
 
@@ -351,27 +359,23 @@ func (a *Auditor) bind(op *operation, scope, key string, h sref) *opPair {
 	p := a.findPair(op, bi)
 	if p == nil {
 		b.ops++
-		entry := opPair{bind: bi, first: noStamp, last: noStamp}
+		entry := opPair{bind: bi, first: noDelta, last: noDelta}
 		if op.pair.bind < 0 {
 			op.pair = entry
 			p = &op.pair
 		} else {
-			if op.more == 0 {
-				a.morePairs = append(a.morePairs, morePairs{})
-				op.more = int32(len(a.morePairs))
-			}
-			m := &a.morePairs[op.more-1]
-			m.items = append(m.items, entry)
+			m := a.extra(op)
+			m.pairs = append(m.pairs, entry)
 			switch {
 			case m.index != nil:
-				m.index[bi] = int32(len(m.items) - 1)
-			case len(m.items) > indexAfter:
-				m.index = make(map[int32]int32, 2*len(m.items))
-				for i, it := range m.items {
+				m.index[bi] = int32(len(m.pairs) - 1)
+			case len(m.pairs) > indexAfter:
+				m.index = make(map[int32]int32, 2*len(m.pairs))
+				for i, it := range m.pairs {
 					m.index[it.bind] = int32(i)
 				}
 			}
-			p = &m.items[len(m.items)-1]
+			p = &m.pairs[len(m.pairs)-1]
 		}
 	}
 	return p
@@ -386,18 +390,19 @@ func (a *Auditor) findPair(op *operation, bi int32) *opPair {
 	if op.pair.bind == bi {
 		return &op.pair
 	}
-	if op.more != 0 {
-		m := &a.morePairs[op.more-1]
-		if m.index != nil {
-			if i, ok := m.index[bi]; ok {
-				return &m.items[i]
-			}
-			return nil
+	if op.extra == 0 {
+		return nil
+	}
+	m := &a.extras[op.extra-1]
+	if m.index != nil {
+		if i, ok := m.index[bi]; ok {
+			return &m.pairs[i]
 		}
-		for i := range m.items {
-			if m.items[i].bind == bi {
-				return &m.items[i]
-			}
+		return nil
+	}
+	for i := range m.pairs {
+		if m.pairs[i].bind == bi {
+			return &m.pairs[i]
 		}
 	}
 	return nil
@@ -409,11 +414,9 @@ func (a *Auditor) eachPair(op *operation, fn func(p *opPair)) {
 		return
 	}
 	fn(&op.pair)
-	if op.more != 0 {
-		m := &a.morePairs[op.more-1]
-		for i := range m.items {
-			fn(&m.items[i])
-		}
+	more := a.pairsAfterFirst(op)
+	for i := range more {
+		fn(&more[i])
 	}
 }
 
@@ -440,18 +443,14 @@ func (a *Auditor) countResult(op *operation, code uint32) {
 			return
 		}
 	}
-	if op.moreResults == 0 {
-		a.moreResults = append(a.moreResults, nil)
-		op.moreResults = int32(len(a.moreResults))
-	}
-	more := &a.moreResults[op.moreResults-1]
-	for i := range *more {
-		if (*more)[i].code == code {
-			(*more)[i].n++
+	x := a.extra(op)
+	for i := range x.results {
+		if x.results[i].code == code {
+			x.results[i].n++
 			return
 		}
 	}
-	*more = append(*more, resultCount{code: code, n: 1})
+	x.results = append(x.results, resultCount{code: code, n: 1})
 }
 
 // eachResult calls fn for every (result, count) of op, in first-seen order.
@@ -462,8 +461,8 @@ func (a *Auditor) eachResult(op *operation, fn func(code uint32, n int)) {
 		}
 		fn(rc.code, int(rc.n))
 	}
-	if op.moreResults != 0 {
-		for _, rc := range a.moreResults[op.moreResults-1] {
+	if op.extra != 0 {
+		for _, rc := range a.extras[op.extra-1].results {
 			fn(rc.code, int(rc.n))
 		}
 	}

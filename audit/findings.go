@@ -84,7 +84,7 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	}
 	if op.unhashedKeyed > 0 {
 		raise(fMissingPayloadHash, "%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
-			plural(int(op.unhashedKeyed), "attempt record"), carry(op.unhashedKeyed), op.unhashedAt.unpack().Line)
+			plural(int(op.unhashedKeyed), "attempt record"), carry(op.unhashedKeyed), a.unhashedAt[op.id].unpack().Line)
 	}
 	a.eachPair(op, func(p *opPair) {
 		if set.has(fSharedKey) {
@@ -106,38 +106,39 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		}
 		raise(fSharedEffect, "effectRef %s is also observed under %s %s", w.ref, noun, others)
 	}
-	if op.has(tFirstSuccess) && op.times[tLastNewAttempt] > op.times[tFirstSuccess] {
+	if a.has(op, tFirstSuccess) && a.time(op, tLastNewAttempt) > a.time(op, tFirstSuccess) {
 		raise(fRetryAfterSuccess, "an attempt at %s comes after the success at %s",
-			op.times[tLastNewAttempt], op.times[tFirstSuccess])
+			a.time(op, tLastNewAttempt), a.time(op, tFirstSuccess))
 	}
-	if op.has(tFirstFinal) && op.times[tLastNewAttempt] > op.times[tFirstFinal] {
+	if a.has(op, tFirstFinal) && a.time(op, tLastNewAttempt) > a.time(op, tFirstFinal) {
 		raise(fRetryAfterFinal, "an attempt at %s comes after a final result at %s",
-			op.times[tLastNewAttempt], op.times[tFirstFinal])
+			a.time(op, tLastNewAttempt), a.time(op, tFirstFinal))
 	}
 	if a.policy != nil {
 		a.eachPair(op, func(p *opPair) {
-			if set.has(fRetryPastRetention) || p.first == noStamp || p.last == p.first {
+			first, last := a.pairSpan(op, p)
+			if set.has(fRetryPastRetention) || first == noStamp || last == first {
 				return
 			}
 			b := a.pairAt(p.bind)
 			keep := a.policy.Retention(a.scope(b))
-			span := time.Duration(p.last - p.first) // negative if the difference overflowed
+			span := time.Duration(last - first) // negative if the difference overflowed
 			if keep > 0 && (span < 0 || span > keep) {
 				length := span.String()
 				if span < 0 {
 					length = "more than 292 years"
 				}
 				raise(fRetryPastRetention, "attempts under key %s span %s (%s to %s), beyond its %s retention",
-					a.describeKey(b), length, p.first, p.last, keep)
+					a.describeKey(b), length, first, last, keep)
 			}
 		})
 	}
 	if op.effectObs > 0 && op.attemptRecords == 0 {
 		raise(fOrphanEffect, "%s but no attempt records", plural(int(op.effectObs), "effect observation"))
 	}
-	if op.has(tFirstEffect) && op.has(tFirstAttempt) && op.times[tFirstEffect] < op.times[tFirstAttempt] {
+	if a.has(op, tFirstEffect) && a.has(op, tFirstAttempt) && a.time(op, tFirstEffect) < a.time(op, tFirstAttempt) {
 		raise(fEffectBeforeAttempt, "an effect observed at %s precedes the first attempt at %s: clock skew or mis-attribution",
-			op.times[tFirstEffect], op.times[tFirstAttempt])
+			a.time(op, tFirstEffect), a.time(op, tFirstAttempt))
 	}
 	if op.effectObs > 0 && op.absentObs > 0 {
 		raise(fContradictoryEvidence, "%s and %s",
@@ -208,18 +209,23 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 		effect sref
 	}
 	name := func(e *entry) string { return v.parts[e.ref.part].st.str(e.effect) }
-	// Each part fingerprints its own operations' effects.
-	lists := make([][]entry, len(v.parts))
+	// Each part fingerprints its own operations' effects into its own
+	// range of entries.
+	starts := make([]int, len(v.parts)+1)
+	for pi, a := range v.parts {
+		n := 0
+		for i := range a.nops {
+			n += a.st.len(a.opAt(i).effects)
+		}
+		starts[pi+1] = starts[pi] + n
+	}
+	entries := make([]entry, starts[len(v.parts)])
 	var wg sync.WaitGroup
 	for pi, a := range v.parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			n := 0
-			for i := range a.nops {
-				n += a.st.len(a.opAt(i).effects)
-			}
-			list := make([]entry, 0, n)
+			list := entries[starts[pi]:starts[pi]:starts[pi+1]]
 			for i := range a.nops {
 				op := a.opAt(i)
 				ref := opRef{part: uint16(pi), index: int32(i)}
@@ -227,11 +233,9 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 					list = append(list, entry{xxhash.Sum64String(a.st.str(r)), ref, r})
 				})
 			}
-			lists[pi] = list
 		}()
 	}
 	wg.Wait()
-	entries := slices.Concat(lists...)
 	slices.SortFunc(entries, func(x, y entry) int {
 		if c := cmp.Compare(x.h, y.h); c != 0 {
 			return c

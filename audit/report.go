@@ -301,7 +301,12 @@ func (v *view) op(ref opRef) (*Auditor, *operation) {
 // Merge computes the report of several Auditors that saw disjoint sets of
 // operations of one input (shards). Operations are listed in order of their
 // first record, whatever the sharding, so the report is deterministic.
+// The Auditors are the report's from then on: they take no more records,
+// and the indexes only records needed are let go.
 func Merge(parts ...*Auditor) *Report {
+	for _, p := range parts {
+		p.opIndex = table{}
+	}
 	v := &view{parts: parts}
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
@@ -324,6 +329,9 @@ func Merge(parts ...*Auditor) *Report {
 	v.sharedEffects = v.findSharedEffects()
 	rep.Summary.Operations = len(v.order)
 	v.totalPairs()
+	for _, p := range parts {
+		p.pairIndex = table{}
+	}
 	// Labels and findings of one part's operations depend only on reads of
 	// the others, so parts are judged in parallel.
 	tallies := make([]tally, len(parts))
@@ -510,8 +518,8 @@ func (v *view) render(o *Operation, ref opRef) {
 	a.eachResult(op, func(code uint32, n int) { o.Results[a.results[code].name] = n })
 	var seen distinct
 	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
-	if op.has(tFirstSeen) {
-		first, last := op.times[tFirstSeen].String(), op.times[tLastSeen].String()
+	if a.has(op, tFirstSeen) {
+		first, last := a.time(op, tFirstSeen).String(), a.time(op, tLastSeen).String()
 		o.FirstObservedAt, o.LastObservedAt = &first, &last
 	}
 	o.Reason = v.reason(a, op)
@@ -547,23 +555,23 @@ func (v *view) label(a *Auditor, op *operation) label {
 		return lDuplicate
 	case a.st.len(op.effects) == 1:
 		return lHealthy
-	case op.absent():
+	case a.absent(op):
 		return lAbsent
 	}
 	return lUncertain
 }
 
 // absent is SPEC's rule 4, given that op has no effect.
-func (op *operation) absent() bool {
+func (a *Auditor) absent(op *operation) bool {
 	switch {
 	case op.absentObs == 0:
 		return false
 	case op.attemptRecords == 0:
 		return true
-	case !op.has(tLastAbsent) || op.untimedAttempts > 0:
+	case !a.has(op, tLastAbsent) || op.untimedAttempts > 0:
 		return false
 	}
-	return op.times[tLastAbsent] >= op.times[tLastAttempt]
+	return a.time(op, tLastAbsent) >= a.time(op, tLastAttempt)
 }
 
 // reason puts the evidence for op's label in words.
@@ -593,13 +601,13 @@ func (v *view) reason(a *Auditor, op *operation) string {
 			return fmt.Sprintf("%s with no attempt records", plural(int(op.absentObs), "absent observation"))
 		}
 		return fmt.Sprintf("absent observed at %s, at or after every attempt (%s, last at %s)",
-			op.times[tLastAbsent], plural(op.attempts(), "attempt"), op.times[tLastAttempt])
+			a.time(op, tLastAbsent), plural(op.attempts(), "attempt"), a.time(op, tLastAttempt))
 	}
 	attempts := plural(op.attempts(), "attempt")
 	switch {
 	case op.absentObs == 0:
 		return fmt.Sprintf("%s%s, no effect observation and no proof of absence", attempts, resultSummary(a, op))
-	case !op.has(tLastAbsent):
+	case !a.has(op, tLastAbsent):
 		return fmt.Sprintf("%s, but no absent observation carries a usable observedAt", attempts)
 	case op.untimedAttempts > 0:
 		verb := "lack"
@@ -607,10 +615,10 @@ func (v *view) reason(a *Auditor, op *operation) string {
 			verb = "lacks"
 		}
 		return fmt.Sprintf("%s %s a usable observedAt, so the absence observed at %s is not reliable",
-			plural(int(op.untimedAttempts), "attempt record"), verb, op.times[tLastAbsent])
+			plural(int(op.untimedAttempts), "attempt record"), verb, a.time(op, tLastAbsent))
 	}
 	return fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
-		op.times[tLastAbsent], op.times[tLastAttempt])
+		a.time(op, tLastAbsent), a.time(op, tLastAttempt))
 }
 
 // resultSummary renders the attempt results, e.g. " (timeout ×2)".

@@ -3,8 +3,10 @@ package audit
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -158,4 +160,38 @@ func TestTableFindsEveryKey(t *testing.T) {
 	if _, ok := tab.find(hash("absent"), func(v int32) bool { return keys[v] == "absent" }); ok {
 		t.Error("found a key never inserted")
 	}
+}
+
+// TestStateHoldsNoPointers guards the two properties the audit's memory
+// rests on: the blocks of operations, bindings and set nodes hold no Go
+// pointers (so the garbage collector never scans them), and an operation
+// stays within its budget of bytes.
+func TestStateHoldsNoPointers(t *testing.T) {
+	for _, v := range []any{operation{}, binding{}, node{}} {
+		if path, ok := pointerIn(reflect.TypeOf(v), ""); ok {
+			t.Errorf("%T holds a pointer at %s", v, path)
+		}
+	}
+	const budget = 168
+	if size := unsafe.Sizeof(operation{}); size > budget {
+		t.Errorf("an operation takes %d bytes, over its budget of %d", size, budget)
+	}
+}
+
+// pointerIn finds a field of t that holds a Go pointer.
+func pointerIn(t reflect.Type, path string) (string, bool) {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.String, reflect.Slice, reflect.Map, reflect.Chan,
+		reflect.Func, reflect.Interface, reflect.UnsafePointer:
+		return path, true
+	case reflect.Array:
+		return pointerIn(t.Elem(), path+"[]")
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if p, ok := pointerIn(t.Field(i).Type, path+"."+t.Field(i).Name); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }

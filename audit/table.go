@@ -18,6 +18,7 @@ const maxLoad = 6
 // is not rounded up to a power of two: a slot's home is the hash scaled to
 // the size, so sizing by the hint wastes nothing.
 func newTable(n int) table {
+	n += n / 8 // a hint is a guess
 	return table{slots: make([]uint64, max(8, n*8/maxLoad+1))}
 }
 
@@ -69,7 +70,7 @@ func (t *table) place(s uint64) {
 
 func (t *table) grow() {
 	old := t.slots
-	t.slots = make([]uint64, max(8, 2*len(old)))
+	t.slots = make([]uint64, max(8, len(old)+len(old)/2))
 	for _, s := range old {
 		if s != 0 {
 			t.place(s)

@@ -1,0 +1,92 @@
+package audit
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTimesReadBackExactly folds instants into operations, compact and
+// wide, and checks every instant and key-pair span against a plain model
+// that keeps full stamps.
+func TestTimesReadBackExactly(t *testing.T) {
+	const maxStamp = stamp(math.MaxInt64/int64(1e9)-1) * 1e9
+	base := stamp(1_772_400_000) * 1e9 // 2026
+	kinds := []func(rng *rand.Rand) stamp{
+		func(rng *rand.Rand) stamp { return base + stamp(rng.IntN(600_000))*1e6 },       // ms, minutes apart
+		func(rng *rand.Rand) stamp { return base + stamp(rng.IntN(600_000_000)) },       // ns
+		func(rng *rand.Rand) stamp { return base + stamp(rng.IntN(100))*86_400*1e9 },    // days, beyond 24 of them
+		func(rng *rand.Rand) stamp { return []stamp{maxStamp, -maxStamp}[rng.IntN(2)] }, // the ends of the range
+	}
+	for seed := range uint64(200) {
+		rng := rand.New(rand.NewPCG(seed, 2))
+		a := New(nil)
+		op := a.op("op", Position{})
+		a.bind(op, "", "k1", 0)
+		a.bind(op, "", "k2", 0)
+		pairs := []*opPair{a.findPair(op, 0), a.findPair(op, 1)}
+
+		var want [nTimes]stamp
+		for i := range want {
+			want[i] = noStamp
+		}
+		wantSpan := [2][2]stamp{{noStamp, noStamp}, {noStamp, noStamp}}
+		// Mostly millisecond instants; a seed may bring one of the others
+		// in at any point, and the operation goes wide from there on.
+		odd := kinds[1+rng.IntN(len(kinds)-1)]
+		for range 40 {
+			s := kinds[0](rng)
+			if rng.IntN(int(seed%8)+1) == 0 {
+				s = odd(rng)
+			}
+			if rng.IntN(3) == 0 {
+				p := rng.IntN(2)
+				a.trackPair(op, pairs[p], s)
+				wantSpan[p] = [2]stamp{fold(wantSpan[p][0], s, noStamp, true), fold(wantSpan[p][1], s, noStamp, false)}
+				continue
+			}
+			ti, min := rng.IntN(nTimes), rng.IntN(2) == 0
+			a.track(op, ti, s, min)
+			want[ti] = fold(want[ti], s, noStamp, min)
+		}
+		for ti := range want {
+			if got := a.time(op, ti); got != want[ti] {
+				t.Fatalf("seed %d (wide %v): instant %d = %v, want %v", seed, op.wide, ti, got, want[ti])
+			}
+		}
+		for p := range pairs {
+			first, last := a.pairSpan(op, pairs[p])
+			if first != wantSpan[p][0] || last != wantSpan[p][1] {
+				t.Fatalf("seed %d (wide %v): pair %d spans %v to %v, want %v to %v",
+					seed, op.wide, p, first, last, wantSpan[p][0], wantSpan[p][1])
+			}
+		}
+	}
+}
+
+func TestDeltaOf(t *testing.T) {
+	base := stamp(1_772_400_000) * 1e9
+	for _, tt := range []struct {
+		name string
+		s    stamp
+		ok   bool
+	}{
+		{"same instant", base, true},
+		{"a millisecond later", base + 1e6, true},
+		{"a millisecond earlier", base - 1e6, true},
+		{"a nanosecond later", base + 1, false},
+		{"24 days later", base + 24*86_400*1e9, true},
+		{"25 days later", base + 25*86_400*1e9, false},
+		{"25 days earlier", base - 25*86_400*1e9, false},
+		{"the far end", stamp(math.MaxInt64), false},
+	} {
+		op := operation{base: base}
+		d, ok := op.deltaOf(tt.s)
+		if ok != tt.ok {
+			t.Errorf("%s: ok = %v, want %v", tt.name, ok, tt.ok)
+		}
+		if ok && op.stampOf(d) != tt.s {
+			t.Errorf("%s: reads back as %v", tt.name, op.stampOf(d))
+		}
+	}
+}
