@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -198,10 +198,14 @@ type sharedWith struct {
 
 // findSharedEffects finds effectRefs observed under two or more operations,
 // and returns for each operation that has one the first, in (fingerprint,
-// effectRef) order: the one its shared-effect finding names. It sorts
-// (fingerprint, operation) entries once, rather than keep an index of every
-// effect during the audit: the memory is needed only here. Entries hold no
-// pointers, so a million of them cost the garbage collector nothing.
+// effectRef) order: the one its shared-effect finding names. It works on
+// the effects of the whole audit at once, rather than keep an index of
+// every effect while records are read: the memory is needed only here.
+//
+// Most effectRefs are observed under one operation. A first pass marks each
+// effect's fingerprint in a bitmap, and in a second bitmap if it was marked
+// already; only effects marked in the second become entries to sort: a few
+// percent of them, and sixteen bits of bitmaps an effect.
 func (v *view) findSharedEffects() map[opRef]sharedWith {
 	type entry struct {
 		h      uint64
@@ -209,33 +213,39 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 		effect sref
 	}
 	name := func(e *entry) string { return v.parts[e.ref.part].st.str(e.effect) }
-	// Each part fingerprints its own operations' effects into its own
-	// range of entries.
-	starts := make([]int, len(v.parts)+1)
-	for pi, a := range v.parts {
-		n := 0
+	effects := 0
+	for _, a := range v.parts {
 		for i := range a.nops {
-			n += a.st.len(a.opAt(i).effects)
+			effects += a.st.len(a.opAt(i).effects)
 		}
-		starts[pi+1] = starts[pi] + n
 	}
-	entries := make([]entry, starts[len(v.parts)])
-	var wg sync.WaitGroup
-	for pi, a := range v.parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			list := entries[starts[pi]:starts[pi]:starts[pi+1]]
-			for i := range a.nops {
-				op := a.opAt(i)
-				ref := opRef{part: uint16(pi), index: int32(i)}
-				a.st.each(op.effects, func(r sref) {
-					list = append(list, entry{xxhash.Sum64String(a.st.str(r)), ref, r})
-				})
+	bits := uint64(64 * (effects/8 + 1)) // 8 bits an effect, in each bitmap
+	once := make([]atomic.Uint64, bits/64)
+	twice := make([]atomic.Uint64, bits/64)
+	bit := func(h uint64) (word int, mask uint64) { b := h % bits; return int(b / 64), 1 << (b % 64) }
+	// each calls fn for every effect of part a's operations.
+	each := func(a *Auditor, fn func(i int, r sref, h uint64)) {
+		for i := range a.nops {
+			a.st.each(a.opAt(i).effects, func(r sref) { fn(i, r, xxhash.Sum64String(a.st.str(r))) })
+		}
+	}
+	v.eachPart(func(_ int, a *Auditor) {
+		each(a, func(_ int, _ sref, h uint64) {
+			w, m := bit(h)
+			if once[w].Or(m)&m != 0 {
+				twice[w].Or(m)
 			}
-		}()
-	}
-	wg.Wait()
+		})
+	})
+	lists := make([][]entry, len(v.parts))
+	v.eachPart(func(pi int, a *Auditor) {
+		each(a, func(i int, r sref, h uint64) {
+			if w, m := bit(h); twice[w].Load()&m != 0 {
+				lists[pi] = append(lists[pi], entry{h, opRef{part: uint16(pi), index: int32(i)}, r})
+			}
+		})
+	})
+	entries := slices.Concat(lists...)
 	slices.SortFunc(entries, func(x, y entry) int {
 		if c := cmp.Compare(x.h, y.h); c != 0 {
 			return c

@@ -335,15 +335,7 @@ func Merge(parts ...*Auditor) *Report {
 	// Labels and findings of one part's operations depend only on reads of
 	// the others, so parts are judged in parallel.
 	tallies := make([]tally, len(parts))
-	var wg sync.WaitGroup
-	for pi := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tallies[pi] = v.judge(pi)
-		}()
-	}
-	wg.Wait()
+	v.eachPart(func(pi int, _ *Auditor) { tallies[pi] = v.judge(pi) })
 	for _, t := range tallies {
 		for l, n := range t.labels {
 			rep.Summary.Labels[label(l).name()] += n
@@ -360,14 +352,19 @@ func Merge(parts ...*Auditor) *Report {
 // totalPairs unites each key pair's bindings across the parts, so that
 // judging an operation reads its own binding only.
 func (v *view) totalPairs() {
-	// Each part writes only its own bindings' totals and reads the others'
-	// hashes and counts, which no longer change: parts go in parallel.
+	// Each part writes only its own totals and reads the others' bindings,
+	// which no longer change: parts go in parallel.
+	v.eachPart(func(_ int, a *Auditor) { v.totalPartPairs(a) })
+}
+
+// eachPart calls fn for every part, in parallel, and waits for them all.
+func (v *view) eachPart(fn func(pi int, a *Auditor)) {
 	var wg sync.WaitGroup
-	for _, a := range v.parts {
+	for pi, a := range v.parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v.totalPartPairs(a)
+			fn(pi, a)
 		}()
 	}
 	wg.Wait()
