@@ -108,13 +108,20 @@ func expandHash(h string) string {
 	if len(h) != 33 || h[0] != compactMarker {
 		return h
 	}
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, len(sha256Prefix)+64)
-	out = append(out, sha256Prefix...)
-	for i := 1; i < 33; i++ {
-		out = append(out, digits[h[i]>>4], digits[h[i]&15])
+	return string(appendExpandedHash(make([]byte, 0, len(sha256Prefix)+64), h))
+}
+
+// appendExpandedHash appends h as written, expanding it if it is compact.
+func appendExpandedHash(dst []byte, h string) []byte {
+	if len(h) != 33 || h[0] != compactMarker {
+		return append(dst, h...)
 	}
-	return string(out)
+	const digits = "0123456789abcdef"
+	dst = append(dst, sha256Prefix...)
+	for i := 1; i < 33; i++ {
+		dst = append(dst, digits[h[i]>>4], digits[h[i]&15])
+	}
+	return dst
 }
 
 func expandHashes(hs []string) []string {

@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"fmt"
-	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -172,8 +170,10 @@ func (r *Report) EncodeOperations(newEncoder func() Encoder, write func([]byte) 
 // batch is a run of operations in report order, rendered and, if the
 // caller encodes, encoded.
 type batch struct {
-	ops  []Operation
-	data []byte
+	ops   []Operation
+	times [][2]string // each operation's observed-at strings
+	text  text        // the operations' strings
+	data  []byte
 }
 
 // fill renders the operations of refs into b, and encodes them with enc if
@@ -181,11 +181,13 @@ type batch struct {
 func (b *batch) fill(v *view, refs []opRef, enc Encoder) {
 	if cap(b.ops) < len(refs) {
 		b.ops = make([]Operation, len(refs))
+		b.times = make([][2]string, len(refs))
 	}
 	b.ops = b.ops[:len(refs)]
 	b.data = b.data[:0]
+	b.text.b = b.text.b[:0]
 	for i, ref := range refs {
-		v.render(&b.ops[i], ref)
+		v.render(&b.ops[i], ref, &b.text, &b.times[i])
 		if enc != nil {
 			b.data = enc(b.data, &b.ops[i])
 		}
@@ -270,15 +272,39 @@ func (r *Report) OperationList() []Operation {
 	return out
 }
 
-// Clone returns a copy of o that shares no map or slice with it.
+// Clone returns a deep copy of o: no map, slice or string bytes shared.
 func (o *Operation) Clone() Operation {
 	c := *o
-	c.Results = maps.Clone(o.Results)
-	c.EffectRefs = slices.Clone(o.EffectRefs)
-	c.IdempotencyKeys = slices.Clone(o.IdempotencyKeys)
-	c.PayloadHashes = slices.Clone(o.PayloadHashes)
+	c.OperationID = strings.Clone(o.OperationID)
+	c.Reason = strings.Clone(o.Reason)
+	if o.Results != nil {
+		c.Results = make(map[string]int, len(o.Results))
+		for k, n := range o.Results {
+			c.Results[strings.Clone(k)] = n
+		}
+	}
+	c.EffectRefs = cloneStrings(o.EffectRefs)
+	c.IdempotencyKeys = cloneStrings(o.IdempotencyKeys)
+	c.PayloadHashes = cloneStrings(o.PayloadHashes)
 	c.Findings = slices.Clone(o.Findings)
+	for i := range c.Findings {
+		c.Findings[i].Message = strings.Clone(c.Findings[i].Message)
+	}
+	for _, p := range []**string{&c.FirstObservedAt, &c.LastObservedAt} {
+		if *p != nil {
+			s := strings.Clone(**p)
+			*p = &s
+		}
+	}
 	return c
+}
+
+func cloneStrings(list []string) []string {
+	out := slices.Clone(list)
+	for i := range out {
+		out[i] = strings.Clone(out[i])
+	}
+	return out
 }
 
 // view is the merged state of one or more Auditors, read-only once built.
@@ -486,46 +512,6 @@ func idAtRef(parts []*Auditor, r opRef) string {
 	return a.st.str(a.opAt(int(r.index)).id)
 }
 
-// render builds the report on one operation.
-// render builds the report on one operation into o, reusing the map and
-// slices o already holds: a report on millions of operations would
-// otherwise make the garbage collector re-mark the audit's large live heap
-// over and over while the report is written.
-func (v *view) render(o *Operation, ref opRef) {
-	a, op := v.op(ref)
-	l := op.label.name()
-	results, refs, keys, hashes, findings := o.Results, o.EffectRefs[:0], o.IdempotencyKeys[:0], o.PayloadHashes[:0], o.Findings[:0]
-	if results == nil { // a fresh Operation: lists are [] in JSON, never null
-		results, refs, keys, hashes, findings = map[string]int{}, []string{}, []string{}, []string{}, []Finding{}
-	}
-	clear(results)
-	*o = Operation{
-		OperationID:        a.st.str(op.id),
-		Label:              l,
-		NextAction:         l.NextAction(),
-		Attempts:           op.attempts(),
-		Results:            results,
-		EffectObservations: int(op.effectObs),
-		DistinctEffects:    a.st.len(op.effects),
-		EffectRefs:         a.st.appendTo(refs, op.effects),
-		IdempotencyKeys:    keys,
-		PayloadHashes:      expandHashes(a.st.appendTo(hashes, op.hashes)),
-		First:              op.first.unpack(),
-	}
-	a.eachResult(op, func(code uint32, n int) { o.Results[a.results[code].name] = n })
-	var seen distinct
-	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
-	if a.has(op, tFirstSeen) {
-		first, last := a.time(op, tFirstSeen).String(), a.time(op, tLastSeen).String()
-		o.FirstObservedAt, o.LastObservedAt = &first, &last
-	}
-	o.Reason = v.reason(a, op)
-	o.Findings = findings
-	if op.findings != 0 {
-		_, o.Findings = v.findings(ref, true)
-	}
-}
-
 // conflict returns the first of op's key pairs bound to two or more hashes
 // anywhere in the input, as an index of a's bindings.
 func (v *view) conflict(a *Auditor, op *operation) (int32, bool) {
@@ -571,86 +557,7 @@ func (a *Auditor) absent(op *operation) bool {
 	return a.time(op, tLastAbsent) >= a.time(op, tLastAttempt)
 }
 
-// reason puts the evidence for op's label in words.
-func (v *view) reason(a *Auditor, op *operation) string {
-	switch op.label {
-	case lKeyConflict:
-		if a.st.len(op.hashes) >= 2 {
-			return fmt.Sprintf("%d payload hashes under one operation: %s",
-				a.st.len(op.hashes), list(expandHashes(a.st.list(op.hashes))))
-		}
-		bi, _ := v.conflict(a, op)
-		c := a.total(bi).conflict
-		return fmt.Sprintf("key %s is bound to %d payload hashes (%s) across %s",
-			a.describeKey(a.pairAt(bi)), c.n, c.hashes, plural(c.ops, "operation"))
-	case lDuplicate:
-		return fmt.Sprintf("%s resolve to %d effectRefs: %s",
-			plural(int(op.effectObs), "effect observation"), a.st.len(op.effects), list(a.st.list(op.effects)))
-	case lHealthy:
-		verb := "resolves"
-		if op.effectObs > 1 {
-			verb = "resolve"
-		}
-		return fmt.Sprintf("%s %s to 1 effectRef: %s",
-			plural(int(op.effectObs), "effect observation"), verb, a.st.str(op.effects.head()))
-	case lAbsent:
-		if op.attemptRecords == 0 {
-			return fmt.Sprintf("%s with no attempt records", plural(int(op.absentObs), "absent observation"))
-		}
-		return fmt.Sprintf("absent observed at %s, at or after every attempt (%s, last at %s)",
-			a.time(op, tLastAbsent), plural(op.attempts(), "attempt"), a.time(op, tLastAttempt))
-	}
-	attempts := plural(op.attempts(), "attempt")
-	switch {
-	case op.absentObs == 0:
-		return fmt.Sprintf("%s%s, no effect observation and no proof of absence", attempts, resultSummary(a, op))
-	case !a.has(op, tLastAbsent):
-		return fmt.Sprintf("%s, but no absent observation carries a usable observedAt", attempts)
-	case op.untimedAttempts > 0:
-		verb := "lack"
-		if op.untimedAttempts == 1 {
-			verb = "lacks"
-		}
-		return fmt.Sprintf("%s %s a usable observedAt, so the absence observed at %s is not reliable",
-			plural(int(op.untimedAttempts), "attempt record"), verb, a.time(op, tLastAbsent))
-	}
-	return fmt.Sprintf("latest absent observation (%s) precedes the last attempt (%s)",
-		a.time(op, tLastAbsent), a.time(op, tLastAttempt))
-}
-
-// resultSummary renders the attempt results, e.g. " (timeout ×2)".
-func resultSummary(a *Auditor, op *operation) string {
-	var parts []string
-	a.eachResult(op, func(code uint32, n int) {
-		s := a.results[code].name
-		if n > 1 {
-			s += fmt.Sprintf(" ×%d", n)
-		}
-		parts = append(parts, s)
-	})
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
 func sorted(values []string) []string {
 	slices.Sort(values)
 	return values
-}
-
-// list joins values, naming at most a few so a reason stays one line.
-func list(values []string) string {
-	const max = 3
-	if len(values) <= max {
-		return strings.Join(values, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(values[:max], ", "), len(values)-max)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

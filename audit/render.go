@@ -1,0 +1,226 @@
+package audit
+
+import (
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// Rendering writes the text of an operation's report (its reason, times
+// and payload hashes) into the text buffer of the batch it belongs to, and
+// its strings alias that buffer: a report on millions of operations then
+// allocates next to nothing, where one string each would make the garbage
+// collector run over and over. A batch is reused once its consumer is done
+// with it, which is why Operation.Clone copies strings too.
+
+// text is a batch's buffer of rendered strings.
+type text struct{ b []byte }
+
+// since returns what was appended from start on, as a string aliasing the
+// buffer. Appending may move the buffer, but never changes bytes already
+// handed out: they stay where they were.
+func (t *text) since(start int) string {
+	if len(t.b) == start {
+		return ""
+	}
+	return unsafe.String(&t.b[start], len(t.b)-start)
+}
+
+func (t *text) s(parts ...string) {
+	for _, p := range parts {
+		t.b = append(t.b, p...)
+	}
+}
+
+func (t *text) n(n int) { t.b = strconv.AppendInt(t.b, int64(n), 10) }
+
+// count appends n and the noun, plural unless n is 1.
+func (t *text) count(n int, noun string) {
+	t.n(n)
+	t.s(" ", noun)
+	if n != 1 {
+		t.s("s")
+	}
+}
+
+func (t *text) stamp(s stamp) {
+	i := s.instant()
+	t.b = time.Unix(i.Sec, int64(i.Nsec)).UTC().AppendFormat(t.b, time.RFC3339Nano)
+}
+
+// list appends values joined, naming at most a few so a reason stays one
+// line.
+func (t *text) list(values []string) {
+	const max = 3
+	for i, v := range values[:min(len(values), max)] {
+		if i > 0 {
+			t.s(", ")
+		}
+		t.s(v)
+	}
+	if len(values) > max {
+		t.s(" and ")
+		t.n(len(values) - max)
+		t.s(" more")
+	}
+}
+
+// render builds the report on one operation into o, reusing the map and
+// slices o already holds, with its strings in t; times holds the two
+// observed-at strings o points to.
+func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
+	a, op := v.op(ref)
+	l := op.label.name()
+	results, refs, keys, hashes, findings := o.Results, o.EffectRefs[:0], o.IdempotencyKeys[:0], o.PayloadHashes[:0], o.Findings[:0]
+	if results == nil { // a fresh Operation: lists are [] in JSON, never null
+		results, refs, keys, hashes, findings = map[string]int{}, []string{}, []string{}, []string{}, []Finding{}
+	}
+	clear(results)
+	*o = Operation{
+		OperationID:        a.st.str(op.id),
+		Label:              l,
+		NextAction:         l.NextAction(),
+		Attempts:           op.attempts(),
+		Results:            results,
+		EffectObservations: int(op.effectObs),
+		DistinctEffects:    a.st.len(op.effects),
+		EffectRefs:         a.st.appendTo(refs, op.effects),
+		IdempotencyKeys:    keys,
+		PayloadHashes:      hashes,
+		First:              op.first.unpack(),
+	}
+	a.st.each(op.hashes, func(r sref) {
+		start := len(t.b)
+		t.b = appendExpandedHash(t.b, a.st.str(r))
+		o.PayloadHashes = append(o.PayloadHashes, t.since(start))
+	})
+	a.eachResult(op, func(code uint32, n int) { o.Results[a.results[code].name] = n })
+	var seen distinct
+	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
+	if a.has(op, tFirstSeen) {
+		for i, which := range [2]int{tFirstSeen, tLastSeen} {
+			start := len(t.b)
+			t.stamp(a.time(op, which))
+			times[i] = t.since(start)
+		}
+		o.FirstObservedAt, o.LastObservedAt = &times[0], &times[1]
+	}
+	start := len(t.b)
+	v.reason(t, a, op)
+	o.Reason = t.since(start)
+	o.Findings = findings
+	if op.findings != 0 {
+		_, o.Findings = v.findings(ref, true)
+	}
+}
+
+// reason puts the evidence for op's label in words.
+func (v *view) reason(t *text, a *Auditor, op *operation) {
+	switch op.label {
+	case lKeyConflict:
+		if n := a.st.len(op.hashes); n >= 2 {
+			t.n(n)
+			t.s(" payload hashes under one operation: ")
+			t.list(expandHashes(a.st.list(op.hashes)))
+			return
+		}
+		bi, _ := v.conflict(a, op)
+		c := a.total(bi).conflict
+		t.s("key ", a.describeKey(a.pairAt(bi)), " is bound to ")
+		t.n(c.n)
+		t.s(" payload hashes (", c.hashes, ") across ")
+		t.count(c.ops, "operation")
+	case lDuplicate:
+		t.count(int(op.effectObs), "effect observation")
+		t.s(" resolve to ")
+		t.n(a.st.len(op.effects))
+		t.s(" effectRefs: ")
+		t.list(a.st.list(op.effects))
+	case lHealthy:
+		t.count(int(op.effectObs), "effect observation")
+		if op.effectObs > 1 {
+			t.s(" resolve")
+		} else {
+			t.s(" resolves")
+		}
+		t.s(" to 1 effectRef: ", a.st.str(op.effects.head()))
+	case lAbsent:
+		if op.attemptRecords == 0 {
+			t.count(int(op.absentObs), "absent observation")
+			t.s(" with no attempt records")
+			return
+		}
+		t.s("absent observed at ")
+		t.stamp(a.time(op, tLastAbsent))
+		t.s(", at or after every attempt (")
+		t.count(op.attempts(), "attempt")
+		t.s(", last at ")
+		t.stamp(a.time(op, tLastAttempt))
+		t.s(")")
+	default:
+		v.uncertainReason(t, a, op)
+	}
+}
+
+func (v *view) uncertainReason(t *text, a *Auditor, op *operation) {
+	switch {
+	case op.absentObs == 0:
+		t.count(op.attempts(), "attempt")
+		resultSummary(t, a, op)
+		t.s(", no effect observation and no proof of absence")
+	case !a.has(op, tLastAbsent):
+		t.count(op.attempts(), "attempt")
+		t.s(", but no absent observation carries a usable observedAt")
+	case op.untimedAttempts > 0:
+		t.count(int(op.untimedAttempts), "attempt record")
+		if op.untimedAttempts == 1 {
+			t.s(" lacks")
+		} else {
+			t.s(" lack")
+		}
+		t.s(" a usable observedAt, so the absence observed at ")
+		t.stamp(a.time(op, tLastAbsent))
+		t.s(" is not reliable")
+	default:
+		t.s("latest absent observation (")
+		t.stamp(a.time(op, tLastAbsent))
+		t.s(") precedes the last attempt (")
+		t.stamp(a.time(op, tLastAttempt))
+		t.s(")")
+	}
+}
+
+// resultSummary appends the attempt results, e.g. " (timeout ×2)".
+func resultSummary(t *text, a *Auditor, op *operation) {
+	first := true
+	a.eachResult(op, func(code uint32, n int) {
+		if first {
+			t.s(" (")
+		} else {
+			t.s(", ")
+		}
+		first = false
+		t.s(a.results[code].name)
+		if n > 1 {
+			t.s(" ×")
+			t.n(n)
+		}
+	})
+	if !first {
+		t.s(")")
+	}
+}
+
+// list joins values, naming at most a few so a reason stays one line.
+func list(values []string) string {
+	var t text
+	t.list(values)
+	return string(t.b)
+}
+
+// plural says n of a noun.
+func plural(n int, noun string) string {
+	var t text
+	t.count(n, noun)
+	return string(t.b)
+}
