@@ -112,6 +112,7 @@ func auditRun(opts *AuditOptions) error {
 			return err
 		}
 	}
+	defer tuneGC(s)()
 	rep, names, err := readLedgers(s, &opts.Ledger, nil)
 	if err != nil {
 		return err

@@ -99,6 +99,7 @@ func explainRun(opts *ExplainOptions) error {
 		records = append(records, e)
 		mu.Unlock()
 	}
+	defer tuneGC(opts.Streams)()
 	rep, names, err := readLedgers(opts.Streams, &opts.Ledger, keep)
 	if err != nil {
 		return err
