@@ -8,6 +8,7 @@
 package audit
 
 import (
+	"math"
 	"strings"
 	"time"
 	"unsafe"
@@ -161,8 +162,8 @@ type operation struct {
 	effects stringSet     // distinct effectRefs
 	hashes  stringSet     // distinct payloadHashes
 
-	results [2]resultCount
-	extra   int32 // 1 + index in Auditor.extras; 0 when none
+	results [2]inlineResult // see countInline
+	extra   int32           // 1 + index in Auditor.extras; 0 when none
 
 	anonAttempts    int32 // attempt records without attemptId, each its own attempt
 	attemptRecords  int32
@@ -174,8 +175,18 @@ type operation struct {
 
 	findings findingSet // set when the report is computed
 	label    label
-	wide     bool // times are in Auditor.wide
+	flags    opFlags
 }
+
+// opFlags mark an operation whose state is partly kept aside.
+type opFlags uint8
+
+const (
+	wide    opFlags = 1 << iota // times are in Auditor.wide; see times.go
+	spilled                     // results are all in the extra; see countInline
+)
+
+func (op *operation) is(f opFlags) bool { return op.flags&f != 0 }
 
 // extra is what few operations have: key pairs after the first, results
 // after the first two.
@@ -201,6 +212,10 @@ func (a *Auditor) pairsAfterFirst(op *operation) []opPair {
 	}
 	return a.extras[op.extra-1].pairs
 }
+
+// inlineResult is one of the two results an operation keeps inline: a
+// result code and how many attempts had it, in 4 bytes.
+type inlineResult struct{ code, n uint16 }
 
 type resultCount struct {
 	code uint32
@@ -432,16 +447,8 @@ func (a *Auditor) result(name string) uint32 {
 }
 
 func (a *Auditor) countResult(op *operation, code uint32) {
-	for i := range op.results {
-		rc := &op.results[i]
-		switch {
-		case rc.n > 0 && rc.code == code:
-			rc.n++
-			return
-		case rc.n == 0:
-			*rc = resultCount{code: code, n: 1}
-			return
-		}
+	if !op.is(spilled) && a.countInline(op, code) {
+		return
 	}
 	x := a.extra(op)
 	for i := range x.results {
@@ -453,13 +460,44 @@ func (a *Auditor) countResult(op *operation, code uint32) {
 	x.results = append(x.results, resultCount{code: code, n: 1})
 }
 
+// countInline counts code in op's inline results, and reports whether it
+// did. A code or a count past 16 bits spills the inline results to op's
+// extra, where they go on.
+func (a *Auditor) countInline(op *operation, code uint32) bool {
+	for i := range op.results {
+		rc := &op.results[i]
+		switch {
+		case rc.n > 0 && uint32(rc.code) != code:
+			continue
+		case rc.n == 0 && code <= math.MaxUint16:
+			*rc = inlineResult{code: uint16(code), n: 1}
+			return true
+		case rc.n > 0 && rc.n < math.MaxUint16:
+			rc.n++
+			return true
+		}
+		x := a.extra(op)
+		all := make([]resultCount, 0, len(op.results)+len(x.results))
+		for _, rc := range op.results {
+			if rc.n > 0 {
+				all = append(all, resultCount{code: uint32(rc.code), n: int32(rc.n)})
+			}
+		}
+		x.results = append(all, x.results...)
+		op.results = [2]inlineResult{}
+		op.flags |= spilled
+		return false
+	}
+	return false // both inline results are others
+}
+
 // eachResult calls fn for every (result, count) of op, in first-seen order.
 func (a *Auditor) eachResult(op *operation, fn func(code uint32, n int)) {
 	for _, rc := range op.results {
 		if rc.n == 0 {
-			return
+			break
 		}
-		fn(rc.code, int(rc.n))
+		fn(uint32(rc.code), int(rc.n))
 	}
 	if op.extra != 0 {
 		for _, rc := range a.extras[op.extra-1].results {

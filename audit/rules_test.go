@@ -463,3 +463,96 @@ func TestMergeMatchesSingle(t *testing.T) {
 		t.Errorf("merged operations (-single +merged):\n%s", diff)
 	}
 }
+
+// TestResultCountsPastInline drives an operation's results past what its
+// inline counts hold (16-bit codes and counts), in every order, and checks
+// the counts and their first-seen order against a plain tally.
+func TestResultCountsPastInline(t *testing.T) {
+	const many = 70000 // past 65535
+	for _, tt := range []struct {
+		name    string
+		results func(add func(string))
+	}{
+		{"one result counted past 16 bits", func(add func(string)) {
+			for range many {
+				add("timeout")
+			}
+			add("success")
+		}},
+		{"the second inline result overflows", func(add func(string)) {
+			add("success")
+			for range many {
+				add("timeout")
+			}
+			add("conflict")
+			add("success")
+		}},
+		{"a third result before the overflow", func(add func(string)) {
+			add("a")
+			add("b")
+			add("c")
+			for range many {
+				add("b")
+			}
+			add("c")
+		}},
+	} {
+		for _, highCodes := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/high codes %v", tt.name, highCodes), func(t *testing.T) {
+				testResultCounts(t, highCodes, tt.results)
+			})
+		}
+	}
+}
+
+func testResultCounts(t *testing.T, highCodes bool, results func(add func(string))) {
+	a := New(nil)
+	if highCodes {
+		// Result codes past 16 bits: intern many results first,
+		// in another operation.
+		for i := range 70000 {
+			r := Record{Type: Attempt, OperationID: "other", AttemptID: fmt.Sprint(i), Result: fmt.Sprintf("r%d", i)}
+			a.Add(&r)
+		}
+	}
+	want := map[string]int{}
+	var order []string
+	n := 0
+	results(func(result string) {
+		n++
+		r := Record{Type: Attempt, OperationID: "o", AttemptID: fmt.Sprint(n), Result: result, Pos: Position{Line: n}}
+		a.Add(&r)
+		if want[result] == 0 {
+			order = append(order, result)
+		}
+		want[result]++
+	})
+	a.AddLines(n, 0, n)
+	rep := a.Report()
+	var got []string
+	for _, o := range rep.OperationList() {
+		if o.OperationID != "o" {
+			continue
+		}
+		if diff := cmp.Diff(want, o.Results); diff != "" {
+			t.Errorf("results (-want +got):\n%s", diff)
+		}
+		got = append(got, o.Reason)
+	}
+	// The reason lists results in first-seen order.
+	var b text
+	b.s(fmt.Sprint(n), " attempts (")
+	for i, r := range order {
+		if i > 0 {
+			b.s(", ")
+		}
+		b.s(r)
+		if want[r] > 1 {
+			b.s(" ×", fmt.Sprint(want[r]))
+		}
+	}
+	b.s("), no effect observation and no proof of absence")
+	if diff := cmp.Diff([]string{string(b.b)}, got); diff != "" {
+		t.Errorf("reason (-want +got):\n%s", diff)
+	}
+}

@@ -52,7 +52,7 @@ func (op *operation) stampOf(d delta) stamp {
 
 // time returns op's instant t, or noStamp.
 func (a *Auditor) time(op *operation, t int) stamp {
-	if op.wide {
+	if op.is(wide) {
 		return a.wide[op.id].times[t]
 	}
 	return op.stampOf(op.times[t])
@@ -63,7 +63,7 @@ func (a *Auditor) has(op *operation, t int) bool { return a.time(op, t) != noSta
 // track folds s into op's instant t, keeping the earliest (min) or the
 // latest.
 func (a *Auditor) track(op *operation, t int, s stamp, min bool) {
-	if !op.wide {
+	if !op.is(wide) {
 		if d, ok := op.deltaOf(s); ok {
 			op.times[t] = fold(op.times[t], d, noDelta, min)
 			return
@@ -76,7 +76,7 @@ func (a *Auditor) track(op *operation, t int, s stamp, min bool) {
 
 // trackPair folds s into the span of op's key pair p.
 func (a *Auditor) trackPair(op *operation, p *opPair, s stamp) {
-	if !op.wide {
+	if !op.is(wide) {
 		if d, ok := op.deltaOf(s); ok {
 			p.first = fold(p.first, d, noDelta, true)
 			p.last = fold(p.last, d, noDelta, false)
@@ -95,7 +95,7 @@ func (a *Auditor) trackPair(op *operation, p *opPair, s stamp) {
 // pairSpan returns the first and last attempt under op's key pair p, or
 // noStamp for both.
 func (a *Auditor) pairSpan(op *operation, p *opPair) (first, last stamp) {
-	if !op.wide {
+	if !op.is(wide) {
 		return op.stampOf(p.first), op.stampOf(p.last)
 	}
 	if span, ok := a.wide[op.id].pairs[p.bind]; ok {
@@ -119,7 +119,7 @@ func (a *Auditor) widen(op *operation) {
 		a.wide = map[sref]*wideTimes{}
 	}
 	a.wide[op.id] = w
-	op.wide = true
+	op.flags |= wide
 }
 
 // fold keeps the earliest (min) or the latest of cur and v; none is no

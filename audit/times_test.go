@@ -51,14 +51,14 @@ func TestTimesReadBackExactly(t *testing.T) {
 		}
 		for ti := range want {
 			if got := a.time(op, ti); got != want[ti] {
-				t.Fatalf("seed %d (wide %v): instant %d = %v, want %v", seed, op.wide, ti, got, want[ti])
+				t.Fatalf("seed %d (wide %v): instant %d = %v, want %v", seed, op.is(wide), ti, got, want[ti])
 			}
 		}
 		for p := range pairs {
 			first, last := a.pairSpan(op, pairs[p])
 			if first != wantSpan[p][0] || last != wantSpan[p][1] {
 				t.Fatalf("seed %d (wide %v): pair %d spans %v to %v, want %v to %v",
-					seed, op.wide, p, first, last, wantSpan[p][0], wantSpan[p][1])
+					seed, op.is(wide), p, first, last, wantSpan[p][0], wantSpan[p][1])
 			}
 		}
 	}
