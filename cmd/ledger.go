@@ -163,13 +163,13 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, displa
 // tuneGC sizes the garbage collector's headroom for an audit, unless the
 // user set GOGC, and returns what undoes it. Nearly all the audit's heap
 // stays live to the end, so Go's default headroom (GOGC=100) would only
-// double its peak memory; 64 MB above the live heap, but at least 5%
+// double its peak memory; 32 MB above the live heap, but at least 3%
 // of a large one, costs little CPU as the state holds few pointers.
 func tuneGC(s *Streams) (stop func()) {
 	if s.Getenv("GOGC") != "" {
 		return func() {}
 	}
-	return gctune.Start(gctune.Options{Headroom: 64 << 20, MinPercent: 5, MaxPercent: 100})
+	return gctune.Start(gctune.Options{Headroom: 32 << 20, MinPercent: 3, MaxPercent: 100})
 }
 
 // otlpSniffBytes is how much of an input is looked at to tell OTLP/JSON
