@@ -30,13 +30,11 @@ type Auditor struct {
 	policy Policy
 	st     store
 
-	opIndex table                   // by xxhash of the id
-	ops     []*[chunkSize]operation // fixed blocks: growing never copies them
-	nops    int
+	opIndex table // by xxhash of the id
+	ops     blocks[operation]
 
 	pairIndex table // by xxhash of scope + "\x00" + key
-	pairs     []*[chunkSize]binding
-	npairs    int
+	pairs     blocks[binding]
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
 
@@ -53,8 +51,6 @@ type Auditor struct {
 	invalid                    []Invalid
 	keepInvalid                int // 0 keeps every invalid line
 }
-
-const chunkSize = 1 << 12
 
 type resultInfo struct {
 	name  string
@@ -231,11 +227,7 @@ func (a *Auditor) op(id string, pos Position) *operation {
 	if i, ok := a.opIndex.find(h, func(i int32) bool { return a.st.str(a.opAt(int(i)).id) == id }); ok {
 		return a.opAt(int(i))
 	}
-	i := a.nops
-	if i%chunkSize == 0 {
-		a.ops = append(a.ops, new([chunkSize]operation))
-	}
-	a.nops++
+	i := a.ops.add()
 	op := a.opAt(i)
 	op.id = a.st.put(id)
 	op.first = pack(pos)
@@ -248,9 +240,9 @@ func (a *Auditor) op(id string, pos Position) *operation {
 	return op
 }
 
-func (a *Auditor) opAt(i int) *operation { return &a.ops[i/chunkSize][i%chunkSize] }
+func (a *Auditor) opAt(i int) *operation { return a.ops.at(i) }
 
-func (a *Auditor) pairAt(i int32) *binding { return &a.pairs[i/chunkSize][i%chunkSize] }
+func (a *Auditor) pairAt(i int32) *binding { return a.pairs.at(int(i)) }
 
 // Add folds one valid record into the audit. The record's strings may alias
 // a reused buffer: Add copies whatever it keeps.
@@ -359,11 +351,7 @@ func (a *Auditor) bind(op *operation, scope, key string, h sref) *opPair {
 	th := tableHash(joined)
 	bi, ok := a.findBinding(th, joined)
 	if !ok {
-		bi = int32(a.npairs)
-		if a.npairs%chunkSize == 0 {
-			a.pairs = append(a.pairs, new([chunkSize]binding))
-		}
-		a.npairs++
+		bi = int32(a.pairs.add())
 		a.pairAt(bi).joined = a.st.put(joined)
 		a.pairIndex.insert(th, bi)
 	}
@@ -532,7 +520,7 @@ func (a *Auditor) AddLines(lines, blank, records int) {
 }
 
 // Operations returns how many operations the Auditor has seen.
-func (a *Auditor) Operations() int { return a.nops }
+func (a *Auditor) Operations() int { return a.ops.len() }
 
 // Report computes the labels, the findings and the summary.
 func (a *Auditor) Report() *Report { return Merge(a) }

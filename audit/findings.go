@@ -215,7 +215,7 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	name := func(e *entry) string { return v.parts[e.ref.part].st.str(e.effect) }
 	effects := 0
 	for _, a := range v.parts {
-		for i := range a.nops {
+		for i := range a.ops.len() {
 			effects += a.st.len(a.opAt(i).effects)
 		}
 	}
@@ -225,7 +225,7 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	bit := func(h uint64) (word int, mask uint64) { b := h % bits; return int(b / 64), 1 << (b % 64) }
 	// each calls fn for every effect of part a's operations.
 	each := func(a *Auditor, fn func(i int, r sref, h uint64)) {
-		for i := range a.nops {
+		for i := range a.ops.len() {
 			a.st.each(a.opAt(i).effects, func(r sref) { fn(i, r, xxhash.Sum64String(a.st.str(r))) })
 		}
 	}

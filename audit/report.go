@@ -397,7 +397,7 @@ func (v *view) eachPart(fn func(pi int, a *Auditor)) {
 }
 
 func (v *view) totalPartPairs(a *Auditor) {
-	for i := range int32(a.npairs) {
+	for i := range int32(a.pairs.len()) {
 		b := a.pairAt(i)
 		t := pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
 		var hashes []string
@@ -435,7 +435,7 @@ type tally struct {
 func (v *view) judge(pi int) tally {
 	var t tally
 	a := v.parts[pi]
-	for i := range a.nops {
+	for i := range a.ops.len() {
 		op := a.opAt(i)
 		ref := opRef{part: uint16(pi), index: int32(i)}
 		op.label = v.label(a, op)
@@ -467,7 +467,7 @@ func comparePos(a, b Position) int {
 func mergeOrder(parts []*Auditor) []opRef {
 	total := 0
 	for _, p := range parts {
-		total += p.nops
+		total += p.ops.len()
 	}
 	order := make([]opRef, 0, total)
 	next := make([]int, len(parts))
@@ -475,7 +475,7 @@ func mergeOrder(parts []*Auditor) []opRef {
 		best := -1
 		var bestPos packedPos
 		for pi, p := range parts {
-			if next[pi] >= p.nops {
+			if next[pi] >= p.ops.len() {
 				continue
 			}
 			op := p.opAt(next[pi])

@@ -1,6 +1,10 @@
 package audit
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/effectaudit/effectaudit/hugemem"
+)
 
 // The per-operation state is the audit's memory: millions of operations
 // live at once, most with one key, one hash and one effect. The types here
@@ -9,17 +13,18 @@ import "unsafe"
 // value inline and the rest, when there is a rest, in a side table of the
 // store, named by index.
 
-// sref locates a string in an arena: the block (20 bits), the length (24
-// bits) and the offset in the block (20 bits). The zero sref is "".
+// sref locates a string in an arena: the block (18 bits), the length (24
+// bits) and the offset in the block (22 bits). The zero sref is "".
 type sref uint64
 
 const (
-	arenaBlock = 1 << 20           // bytes per block; offsets have 20 bits
+	arenaFirst = 64 << 10          // bytes of the first block; each next doubles...
+	arenaBlock = 1 << 22           // ...up to this; offsets have 22 bits
 	arenaLarge = arenaBlock / 8    // a longer string gets a block of its own
 	srefLong   = 1<<24 - 1         // length marking a string as long as its block
-	srefBlocks = 1 << 20           // blocks an arena can hold
-	srefBlock  = 44                // shift of the block index
-	srefLength = 20                // shift of the length
+	srefBlocks = 1 << 18           // blocks an arena can hold
+	srefBlock  = 46                // shift of the block index
+	srefLength = 22                // shift of the length
 	srefOffset = 1<<srefLength - 1 // mask of the offset
 )
 
@@ -37,14 +42,21 @@ func (a *arena) put(s string) sref {
 	if len(s) > arenaLarge {
 		// A block of its own, exactly full, so the next string starts a
 		// new block (what was left of the current one is given up).
-		b := make([]byte, len(s), len(s))
+		b := hugemem.Bytes(len(s))
 		copy(b, s)
 		a.blocks = append(a.blocks, b)
 		return a.ref(len(a.blocks)-1, 0, len(s))
 	}
 	n := len(a.blocks)
 	if n == 0 || cap(a.blocks[n-1])-len(a.blocks[n-1]) < len(s) {
-		a.blocks = append(a.blocks, make([]byte, 0, arenaBlock))
+		size := arenaFirst
+		if n > 0 {
+			size = min(2*cap(a.blocks[n-1]), arenaBlock)
+		}
+		if size < len(s) {
+			size = arenaBlock
+		}
+		a.blocks = append(a.blocks, hugemem.Bytes(size)[:0])
 		n++
 	}
 	cur := a.blocks[n-1]
@@ -55,7 +67,7 @@ func (a *arena) put(s string) sref {
 
 func (a *arena) ref(block, off, n int) sref {
 	if block >= srefBlocks {
-		panic("audit: arena full") // 2^20 blocks of 1 MiB: a terabyte of strings
+		panic("audit: arena full") // 2^18 blocks of 4 MiB: a terabyte of strings
 	}
 	if n >= srefLong {
 		n = srefLong
@@ -117,8 +129,6 @@ type node struct {
 	next  int32 // 1 + index of the next node; 0 at the end
 }
 
-const nodeBlock = 1 << 12
-
 // bigSet indexes the values of a set past indexAfter of them.
 type bigSet struct {
 	strings      map[string]sref
@@ -130,24 +140,20 @@ type bigSet struct {
 // store holds an Auditor's strings and the overflow of its sets.
 type store struct {
 	arena
-	nodes []*[nodeBlock]node
-	nnode int32
+	nodes blocks[node]      // node i+1 is nodes.at(i): 0 is no node
 	big   map[int32]*bigSet // by the set's first node
 }
 
-func (st *store) node(i int32) *node { return &st.nodes[(i-1)/nodeBlock][(i-1)%nodeBlock] }
+func (st *store) node(i int32) *node { return st.nodes.at(int(i - 1)) }
 
 // link appends a node holding v after node tail (0: none) and returns it.
 func (st *store) link(tail int32, v uint64) int32 {
-	if st.nnode%nodeBlock == 0 {
-		st.nodes = append(st.nodes, new([nodeBlock]node))
-	}
-	st.nnode++
-	*st.node(st.nnode) = node{value: split(v)}
+	i := int32(st.nodes.add()) + 1
+	*st.node(i) = node{value: split(v)}
 	if tail != 0 {
-		st.node(tail).next = st.nnode
+		st.node(tail).next = i
 	}
-	return st.nnode
+	return i
 }
 
 // indexSet makes the set whose first node is head a bigSet.

@@ -33,6 +33,10 @@ func (m *model) add(v string) bool {
 // small and some past indexAfter, so their chains of nodes interleave in
 // the store too, and checks each against a plain model.
 func TestStringSetsAgainstModel(t *testing.T) {
+	large := []string{} // strings with blocks of their own
+	for i := range 3 {
+		large = append(large, strings.Repeat("x", arenaLarge+1+i))
+	}
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		var st store
@@ -44,7 +48,7 @@ func TestStringSetsAgainstModel(t *testing.T) {
 			// grows far past indexAfter.
 			v := fmt.Sprintf("value-%d", rng.IntN(4<<i))
 			if i == 3 {
-				v = strings.Repeat("x", arenaLarge+1+rng.IntN(3)) // strings with blocks of their own
+				v = large[rng.IntN(len(large))]
 			}
 			r, isNew := st.add(&sets[i], v)
 			if want := models[i].add(v); isNew != want {
@@ -194,4 +198,25 @@ func pointerIn(t reflect.Type, path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestBlocksKeepValues fills blocks across several doublings and checks
+// every value stays where it was put.
+func TestBlocksKeepValues(t *testing.T) {
+	var b blocks[[2]uint32]
+	const n = firstBlock*(1<<6) + 17
+	for i := range n {
+		if got := b.add(); got != i {
+			t.Fatalf("add() = %d, want %d", got, i)
+		}
+		*b.at(i) = [2]uint32{uint32(i), ^uint32(i)}
+	}
+	for i := range n {
+		if got := *b.at(i); got != [2]uint32{uint32(i), ^uint32(i)} {
+			t.Fatalf("value %d reads %v", i, got)
+		}
+	}
+	if got := len(b.list); got != 7 {
+		t.Errorf("%d values in %d blocks, want 7", n, got)
+	}
 }

@@ -1,5 +1,7 @@
 package audit
 
+import "github.com/effectaudit/effectaudit/hugemem"
+
 // table is a hash index from keys to int32 values with open addressing and
 // linear probing. It keeps no keys: a slot holds 32 bits of the key's hash
 // and the value, and the caller confirms a candidate by comparing the key it
@@ -19,7 +21,7 @@ const maxLoad = 6
 // the size, so sizing by the hint wastes nothing.
 func newTable(n int) table {
 	n += n / 8 // a hint is a guess
-	return table{slots: make([]uint64, max(8, n*8/maxLoad+1))}
+	return table{slots: hugemem.Block[uint64](max(8, n*8/maxLoad+1))}
 }
 
 // home is the first slot to probe for hash h.
@@ -70,7 +72,7 @@ func (t *table) place(s uint64) {
 
 func (t *table) grow() {
 	old := t.slots
-	t.slots = make([]uint64, max(8, len(old)+len(old)/2))
+	t.slots = hugemem.Block[uint64](max(8, len(old)+len(old)/2))
 	for _, s := range old {
 		if s != 0 {
 			t.place(s)

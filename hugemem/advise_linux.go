@@ -1,0 +1,6 @@
+package hugemem
+
+import "golang.org/x/sys/unix"
+
+// advise asks for huge pages; failing that, the pages stay small.
+func advise(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
