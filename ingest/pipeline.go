@@ -208,9 +208,9 @@ func (p *Pipeline) Read(in Input, index int) error {
 			for d := range feeds[s] {
 				batch := d.batches[s]
 				before := a.Operations()
-				for i := range batch {
-					a.Add(&batch[i])
-					if p.opts.Record != nil {
+				a.AddBatch(batch)
+				if p.opts.Record != nil {
+					for i := range batch {
 						p.opts.Record(&batch[i])
 					}
 				}
