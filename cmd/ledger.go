@@ -143,7 +143,9 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, displa
 		return err
 	}
 	in := ingest.Input{Name: display}
-	br := bufio.NewReaderSize(src, 1<<20)
+	// Just big enough to sniff the format: the pipeline reads chunks of a
+	// megabyte, which a smaller buffer passes straight through.
+	br := bufio.NewReaderSize(src, otlpSniffBytes)
 	in.R = br
 	if in.OTLP, err = isOTLP(br, o.InputFormat); err != nil {
 		src.Close()

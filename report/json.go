@@ -2,11 +2,13 @@ package report
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/effectaudit/effectaudit/audit"
 )
@@ -362,6 +364,11 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Most of a report is plain ASCII: skip it eight bytes at a time.
+		if i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
@@ -404,4 +411,14 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// plain8 reports whether the eight bytes of w are all printable ASCII that
+// JSON writes as they are: none below 0x20 or from 0x80, no '"' and no '\\'.
+func plain8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) bool { return (v-ones)&^v&highs != 0 }
+	return w&highs == 0 && // ASCII
+		(w-0x20*ones)&highs == 0 && // nothing below 0x20 (no byte borrows, as all are ASCII)
+		!hasZero(w^'"'*ones) && !hasZero(w^'\\'*ones)
 }

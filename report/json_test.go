@@ -445,3 +445,29 @@ func BenchmarkEncodingJSON(b *testing.B) {
 		}
 	}
 }
+
+// TestAppendStringEveryByte puts every byte value, and the two-byte and
+// three-byte forms JSON escapes, at every offset of a plain string long
+// enough for the eight-byte fast path, and compares with encoding/json.
+func TestAppendStringEveryByte(t *testing.T) {
+	plain := "abcdefghijklmnopqrstuvwxyz012345"
+	var specials []string
+	for b := range 256 {
+		specials = append(specials, string([]byte{byte(b)}))
+	}
+	specials = append(specials, "\u2028", "\u2029", "é", "\xe2\x80")
+	for _, sp := range specials {
+		for at := 0; at <= 17; at++ {
+			s := plain[:at] + sp + plain[at:]
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(s); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(appendString(nil, s)) + "\n"; got != want.String() {
+				t.Fatalf("appendString(%q) = %s, want %s", s, got, want.String())
+			}
+		}
+	}
+}
