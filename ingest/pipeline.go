@@ -315,13 +315,15 @@ func (w *worker) decode(ch *chunk) *decoded {
 	offset := ch.offset
 	for len(data) > 0 {
 		end := bytes.IndexByte(data, '\n')
-		size := end + 1
-		if end < 0 {
+		size, lf := end+1, end >= 0
+		if !lf {
 			end, size = len(data), len(data)
 		}
 		raw := data[:end]
 		content := raw
-		if len(content) > 0 && content[len(content)-1] == '\r' {
+		if lf && len(content) > 0 && content[len(content)-1] == '\r' {
+			// CR LF ends the line; a CR at the end of the input, with no
+			// LF after it, is the line's, as ndjson.Reader has it.
 			content = content[:len(content)-1]
 		}
 		d.lines++
