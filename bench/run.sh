@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Measures effectaudit against a bare line scan (and jq, if installed) on
-# generated ledgers of 1M and 10M records, with /usr/bin/time -v, and prints
-# MB/s and peak RSS with ratios. Runs each command RUNS times (default 3) and
-# reports the median. Usage: bench/run.sh [SIZES...]  (default: 1m 10m)
+# generated ledgers of 1M and 10M records, and prints MB/s and peak RSS with
+# ratios. Each command runs RUNS times (default 3) under /usr/bin/time -v, the
+# tools alternating so that a noisy machine slows them alike; the table shows
+# medians. The line scan is bench/linescan, a bufio.Scanner reading every
+# line; "LF count" is bench/linescan -count, which only counts LF bytes.
+# Usage: bench/run.sh [SIZES...]  (default: 1m 10m)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
@@ -16,31 +19,55 @@ declare -A OPS=([1m]=342000 [10m]=3420000)
 sizes=("$@")
 [ ${#sizes[@]} -eq 0 ] && sizes=(1m 10m)
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-# measure NAME CMD...: runs CMD RUNS times; prints "wall_seconds peak_kb" medians.
-measure() {
-  local walls=() rss=()
-  for _ in $(seq "$RUNS"); do
-    /usr/bin/time -v -o "$OUT/time.txt" "$@" > /dev/null
-    walls+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2,t,":"); s=0; for(i=1;i<=length(t);i++) s=s*60+t[i]; print s}' "$OUT/time.txt")")
-    rss+=("$(awk -F': ' '/Maximum resident set size/ {print $2}' "$OUT/time.txt")")
-  done
-  echo "$(printf '%s\n' "${walls[@]}" | median) $(printf '%s\n' "${rss[@]}" | median)"
+# once NAME CMD...: runs CMD once, appending its wall seconds (to the
+# nanosecond) and peak RSS in KB to $OUT/NAME.runs.
+once() {
+  local name=$1
+  shift
+  local start end
+  start=$(date +%s.%N)
+  /usr/bin/time -v -o "$OUT/time.txt" "$@" > /dev/null
+  end=$(date +%s.%N)
+  echo "$(echo "$end - $start" | bc -l) $(awk -F': ' '/Maximum resident set size/ {print $2}' "$OUT/time.txt")" >> "$OUT/$name.runs"
 }
 
-printf '%-6s %-12s %10s %10s %10s %12s\n' size tool seconds MB/s RSS_MB 'vs-linescan'
+# statof NAME COLUMN: the median of a column of $OUT/NAME.runs.
+statof() { awk -v c="$2" '{print $c}' "$OUT/$1.runs" | median; }
+
+# ratio SECONDS SCAN_SECONDS: the throughput against the line scan's, as
+# 1/N when slower and N× when faster.
+ratio() {
+  if (( $(echo "$1 >= $2" | bc -l) )); then
+    printf '1/%.1f' "$(echo "$1/$2" | bc -l)"
+  else
+    printf '%.1f×' "$(echo "$2/$1" | bc -l)"
+  fi
+}
+
+printf '%-5s %-13s %9s %9s %9s %14s\n' size tool seconds MB/s RSS_MB 'vs line scan'
 for size in "${sizes[@]}"; do
   ledger="$OUT/ledger-$size.ndjson"
   [ -f "$ledger" ] || "$OUT/effectaudit" generate --ops "${OPS[$size]}" --seed 1 -o "$ledger"
-  bytes=$(stat -c %s "$ledger")
-  read -r scan_s scan_kb < <(measure "$OUT/linescan" "$ledger")
-  read -r ea_s ea_kb < <(measure "$OUT/effectaudit" audit "$ledger" --format json --fail-on none --quiet)
-  row() { printf '%-6s %-12s %10.2f %10.0f %10.0f %12s\n' "$size" "$1" "$2" "$(echo "$bytes/$2/1000000" | bc -l)" "$(echo "$3/1024" | bc -l)" "$4"; }
-  row linescan "$scan_s" "$scan_kb" "1"
-  row effectaudit "$ea_s" "$ea_kb" "1/$(echo "$ea_s/$scan_s" | bc -l | xargs printf '%.1f')"
+  bytes=$(stat -c %s "$ledger" 2>/dev/null || wc -c < "$ledger")
+  tools=(linescan lfcount effectaudit)
+  for t in "${tools[@]}"; do : > "$OUT/$t.runs"; done
+  for _ in $(seq "$RUNS"); do
+    once linescan "$OUT/linescan" "$ledger"
+    once lfcount "$OUT/linescan" -count "$ledger"
+    once effectaudit "$OUT/effectaudit" audit "$ledger" --format json --fail-on none --quiet
+  done
   if command -v jq > /dev/null && [ "$size" = 1m ]; then
-    read -r jq_s jq_kb < <(RUNS=1 measure jq -c 'select(.type=="effect")' "$ledger")
-    row jq "$jq_s" "$jq_kb" "1/$(echo "$jq_s/$scan_s" | bc -l | xargs printf '%.1f')"
+    : > "$OUT/jq.runs"
+    once jq jq -c 'select(.type=="effect")' "$ledger"
+    tools+=(jq)
   fi
+  scan=$(statof linescan 1)
+  for t in "${tools[@]}"; do
+    s=$(statof "$t" 1)
+    printf '%-5s %-13s %9.2f %9.0f %9.0f %14s\n' "$size" "$t" "$s" \
+      "$(echo "$bytes/$s/1000000" | bc -l)" "$(echo "$(statof "$t" 2)/1024" | bc -l)" \
+      "$(ratio "$s" "$scan")"
+  done
 done
