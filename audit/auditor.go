@@ -39,10 +39,10 @@ type Auditor struct {
 	hashBuf   [33]byte
 	touched   uint64 // what touchOps read, kept so the reads are not optimized away
 
-	extras     []extra             // what few operations have; see operation.extra
-	totals     map[int32]pairTotal // by binding, set by Merge; see total
-	unhashedAt map[sref]packedPos  // by operation id: first attempt with a key but no hash
-	wide       map[sref]*wideTimes // by operation id; see times.go
+	extras   []extra                // what few operations have; see operation.extra
+	totals   map[int32]pairTotal    // by binding, set by Merge; see total
+	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
+	wide     map[sref]*wideTimes    // by operation id; see times.go
 
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
@@ -166,7 +166,6 @@ type operation struct {
 	attemptRecords  int32
 	untimedAttempts int32 // attempt records without observedAt
 	keylessAttempts int32 // attempt records without idempotencyKey
-	unhashedKeyed   int32 // attempt records with a key but no payloadHash
 	effectObs       int32 // effect records that are not "absent"
 	absentObs       int32
 
@@ -179,9 +178,31 @@ type operation struct {
 type opFlags uint8
 
 const (
-	wide    opFlags = 1 << iota // times are in Auditor.wide; see times.go
-	spilled                     // results are all in the extra; see countInline
+	wide     opFlags = 1 << iota // times are in Auditor.wide; see times.go
+	spilled                      // results are all in the extra; see countInline
+	unhashed                     // it has attempt records with a key but no payloadHash
 )
+
+// missingHashes is what the missing-payload-hash finding says of an operation:
+// how many attempt records carry a key but no payloadHash, and where the
+// first is. Few operations have any, so they are kept aside.
+type missingHashes struct {
+	n     int
+	first packedPos
+}
+
+func (a *Auditor) addUnhashed(op *operation, pos Position) {
+	if a.unhashed == nil {
+		a.unhashed = map[sref]missingHashes{}
+	}
+	u, ok := a.unhashed[op.id]
+	if !ok {
+		u.first = pack(pos)
+		op.flags |= unhashed
+	}
+	u.n++
+	a.unhashed[op.id] = u
+}
 
 func (op *operation) is(f opFlags) bool { return op.flags&f != 0 }
 
@@ -379,13 +400,7 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 	} else {
 		pair.attempts++
 		if hash == 0 {
-			if op.unhashedKeyed == 0 {
-				if a.unhashedAt == nil {
-					a.unhashedAt = map[sref]packedPos{}
-				}
-				a.unhashedAt[op.id] = pack(r.Pos)
-			}
-			op.unhashedKeyed++
+			a.addUnhashed(op, r.Pos)
 		}
 	}
 	code, hasResult := uint32(0), r.Result != ""
@@ -566,7 +581,11 @@ func (a *Auditor) eachResult(op *operation, fn func(code uint32, n int)) {
 	}
 }
 
-func (op *operation) attempts() int { return int(op.attemptIDs.n) + int(op.anonAttempts) }
+// attempts counts op's attempts: its distinct attempt ids, and each attempt
+// record without one.
+func (a *Auditor) attempts(op *operation) int {
+	return a.st.countFingerprints(op.attemptIDs) + int(op.anonAttempts)
+}
 
 // AddInvalid accounts for an invalid line and keeps it for the report,
 // unless KeepInvalid's limit is reached.

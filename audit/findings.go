@@ -78,13 +78,14 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		raise(fKeyChurn, "attempts carry %d idempotency keys (%s): the provider cannot de-duplicate them",
 			len(attemptKeys), list(attemptKeys))
 	}
-	if op.attempts() >= 2 && op.keylessAttempts > 0 {
+	if a.attempts(op) >= 2 && op.keylessAttempts > 0 {
 		raise(fMissingKey, "%s of %s %s no idempotencyKey",
-			plural(int(op.keylessAttempts), "attempt record"), plural(op.attempts(), "attempt"), carry(op.keylessAttempts))
+			plural(int(op.keylessAttempts), "attempt record"), plural(a.attempts(op), "attempt"), carry(op.keylessAttempts))
 	}
-	if op.unhashedKeyed > 0 {
+	if op.is(unhashed) {
+		u := a.unhashed[op.id]
 		raise(fMissingPayloadHash, "%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
-			plural(int(op.unhashedKeyed), "attempt record"), carry(op.unhashedKeyed), a.unhashedAt[op.id].unpack().Line)
+			plural(u.n, "attempt record"), carry(int32(u.n)), u.first.unpack().Line)
 	}
 	a.eachPair(op, func(p *opPair) {
 		if set.has(fSharedKey) {

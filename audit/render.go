@@ -80,7 +80,7 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 		OperationID:        a.st.str(op.id),
 		Label:              l,
 		NextAction:         l.NextAction(),
-		Attempts:           op.attempts(),
+		Attempts:           a.attempts(op),
 		Results:            results,
 		EffectObservations: int(op.effectObs),
 		DistinctEffects:    a.st.len(op.effects),
@@ -153,7 +153,7 @@ func (v *view) reason(t *text, a *Auditor, op *operation) {
 		t.s("absent observed at ")
 		t.stamp(a.time(op, tLastAbsent))
 		t.s(", at or after every attempt (")
-		t.count(op.attempts(), "attempt")
+		t.count(a.attempts(op), "attempt")
 		t.s(", last at ")
 		t.stamp(a.time(op, tLastAttempt))
 		t.s(")")
@@ -165,11 +165,11 @@ func (v *view) reason(t *text, a *Auditor, op *operation) {
 func (v *view) uncertainReason(t *text, a *Auditor, op *operation) {
 	switch {
 	case op.absentObs == 0:
-		t.count(op.attempts(), "attempt")
+		t.count(a.attempts(op), "attempt")
 		resultSummary(t, a, op)
 		t.s(", no effect observation and no proof of absence")
 	case !a.has(op, tLastAbsent):
-		t.count(op.attempts(), "attempt")
+		t.count(a.attempts(op), "attempt")
 		t.s(", but no absent observation carries a usable observedAt")
 	case op.untimedAttempts > 0:
 		t.count(int(op.untimedAttempts), "attempt record")

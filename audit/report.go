@@ -458,7 +458,7 @@ func (v *view) judge(pi int) tally {
 				t.findings[c]++
 			}
 		}
-		t.attempts += op.attempts()
+		t.attempts += a.attempts(op)
 		t.effectObs += int(op.effectObs)
 	}
 	return t

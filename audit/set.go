@@ -116,11 +116,11 @@ func (s *stringSet) head() sref { return sref(s.first.value()) }
 // fingerprintSet holds distinct 64-bit fingerprints. Attempt ids are only
 // ever counted, never printed, so the audit keeps an xxhash of each instead
 // of its bytes; two ids of one operation would have to collide in 64 bits to
-// be miscounted.
+// be miscounted. A fingerprint of 0 is kept as 1, so that 0 can mark an
+// empty set: one more such collision, as unlikely as any other.
 type fingerprintSet struct {
-	first uint64
-	n     uint32
-	more  int32 // 1 + index of the first node after it; 0 if none
+	first halves // 0 when the set is empty
+	more  int32  // 1 + index of the first node after it; 0 if none
 }
 
 // node is a value of a set after its first.
@@ -274,15 +274,15 @@ func (st *store) appendTo(dst []string, s stringSet) []string {
 
 // addFingerprint inserts h into s and reports whether it was new.
 func (st *store) addFingerprint(s *fingerprintSet, h uint64) bool {
+	h = max(h, 1)
 	switch {
-	case s.n == 0:
-		s.first, s.n = h, 1
+	case s.first == halves{}:
+		s.first = split(h)
 		return true
-	case s.first == h:
+	case s.first.value() == h:
 		return false
 	case s.more == 0:
 		s.more = st.link(0, h)
-		s.n++
 		return true
 	}
 	if b := st.big[s.more]; b != nil {
@@ -292,22 +292,38 @@ func (st *store) addFingerprint(s *fingerprintSet, h uint64) bool {
 		b.fingerprints[h] = struct{}{}
 		b.tail = st.link(b.tail, h)
 		b.n++
-		s.n++
 		return true
 	}
-	tail := int32(0)
+	n, tail := 0, int32(0)
 	for i := s.more; i != 0; i = st.node(i).next {
 		if st.node(i).value.value() == h {
 			return false
 		}
-		tail = i
+		n, tail = n+1, i
 	}
 	tail = st.link(tail, h)
-	s.n++
-	if after := int(s.n) - 1; after > indexAfter {
-		st.indexSet(s.more, tail, after, false)
+	if n+1 > indexAfter {
+		st.indexSet(s.more, tail, n+1, false)
 	}
 	return true
+}
+
+// countFingerprints returns how many fingerprints s holds.
+func (st *store) countFingerprints(s fingerprintSet) int {
+	switch {
+	case s.first == halves{}:
+		return 0
+	case s.more == 0:
+		return 1
+	}
+	if b := st.big[s.more]; b != nil {
+		return 1 + b.n
+	}
+	n := 1
+	for i := s.more; i != 0; i = st.node(i).next {
+		n++
+	}
+	return n
 }
 
 // distinct appends values to a list only once each; past indexAfter values
