@@ -60,15 +60,11 @@ type resultInfo struct {
 
 // New returns an empty Auditor. A nil policy means no result is final and
 // keys never expire.
-func New(policy Policy) *Auditor { return NewSized(policy, 0) }
-
-// NewSized is New for about ops operations: sizing the indexes up front
-// spares the audit rehashing them as they grow.
-func NewSized(policy Policy, ops int) *Auditor {
+func New(policy Policy) *Auditor {
 	return &Auditor{
 		policy:      policy,
-		opIndex:     newTable(ops),
-		pairIndex:   newTable(ops),
+		opIndex:     newTable(0),
+		pairIndex:   newTable(0),
 		resultIndex: make(map[string]uint32),
 	}
 }

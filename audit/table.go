@@ -1,6 +1,10 @@
 package audit
 
-import "github.com/effectaudit/effectaudit/hugemem"
+import (
+	"unsafe"
+
+	"github.com/effectaudit/effectaudit/hugemem"
+)
 
 // table is a hash index from keys to int32 values with open addressing and
 // linear probing. It keeps no keys: a slot holds 32 bits of the key's hash
@@ -14,13 +18,13 @@ type table struct {
 }
 
 // maxLoad is the fill, in eighths, at which a table grows.
-const maxLoad = 6
+const maxLoad = 7
 
 // newTable returns a table that holds n values before it grows. Its size
-// is not rounded up to a power of two: a slot's home is the hash scaled to
-// the size, so sizing by the hint wastes nothing.
+// is not a power of two: a slot's home is the hash scaled to the size, so
+// the table can grow by a quarter at a time, and never holds more than a
+// quarter more slots than its fill needs.
 func newTable(n int) table {
-	n += n / 8 // a hint is a guess
 	return table{slots: hugemem.Block[uint64](max(8, n*8/maxLoad+1))}
 }
 
@@ -72,10 +76,14 @@ func (t *table) place(s uint64) {
 
 func (t *table) grow() {
 	old := t.slots
-	t.slots = hugemem.Block[uint64](max(8, len(old)+len(old)/2))
+	t.slots = hugemem.Block[uint64](max(8, len(old)+len(old)/4))
 	for _, s := range old {
 		if s != 0 {
 			t.place(s)
 		}
 	}
+	// The old slots are garbage now; their memory goes back at once, so a
+	// large table's growth does not hold both sizes until the next
+	// collection.
+	hugemem.Release(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(old))), 8*len(old)))
 }

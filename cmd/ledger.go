@@ -106,10 +106,11 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		}()
 		opts.Rejects = w
 	}
-	shards := runtime.GOMAXPROCS(0)
-	opsHint := int(sizeOf(inputs) / bytesPerOperation / int64(shards))
-	opts.Shards = shards
-	pipe := ingest.New(opts, func() *audit.Auditor { return audit.NewSized(pol, opsHint) })
+	// The indexes grow with the operations actually seen: sized up front by
+	// the input's size, they would cost memory in proportion to records,
+	// not distinct operations, when a ledger repeats itself.
+	opts.Shards = runtime.GOMAXPROCS(0)
+	pipe := ingest.New(opts, func() *audit.Auditor { return audit.New(pol) })
 
 	if o.Example {
 		names = append(names, fixtures.FourOperationsName)
@@ -279,23 +280,4 @@ func loadPolicy(name string) (*policy.Policy, error) {
 		return nil, usageError("%v", err)
 	}
 	return p, nil
-}
-
-// bytesPerOperation is what an operation takes in a typical ledger (about
-// three records of 270 bytes); it turns input sizes into a capacity hint.
-const bytesPerOperation = 800
-
-// sizeOf adds up the sizes of the regular files among names; compressed
-// files count as their compressed size, which only makes the hint low.
-func sizeOf(names []string) int64 {
-	var total int64
-	for _, name := range names {
-		if name == input.Stdin {
-			continue
-		}
-		if st, err := os.Stat(name); err == nil && st.Mode().IsRegular() {
-			total += st.Size()
-		}
-	}
-	return total
 }

@@ -43,3 +43,22 @@ func Block[T any](n int) []T {
 	b := Bytes(int(size) * n)
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
+
+// Release gives the memory of b back to the kernel at once, where the
+// platform allows it, rather than when the garbage collector and the
+// runtime's scavenger get to it. The caller must be done with b: the
+// pages read as zeros afterwards.
+func Release(b []byte) {
+	if len(b) < hugePage {
+		return // not worth a system call
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	from := (start + pageSize - 1) &^ (pageSize - 1)
+	to := (start + uintptr(len(b))) &^ (pageSize - 1)
+	if to > from {
+		release(b[from-start : to-start])
+	}
+}
+
+// pageSize is the smallest page size of the platforms this runs on.
+const pageSize = 4 << 10

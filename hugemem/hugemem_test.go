@@ -43,3 +43,19 @@ func TestBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestRelease checks that released memory stays usable: it reads as zeros
+// and takes writes again.
+func TestRelease(t *testing.T) {
+	b := Bytes(3 * hugePage)
+	for i := range b {
+		b[i] = 1
+	}
+	Release(b)
+	for i := range b {
+		if b[i] > 1 {
+			t.Fatalf("byte %d reads %d after release", i, b[i])
+		}
+		b[i] = 2
+	}
+}
