@@ -235,18 +235,22 @@ func (st *store) insert(s *stringSet, v string, r sref) (sref, bool) {
 	return r, true
 }
 
-func (st *store) len(s stringSet) int {
+func (st *store) len(s stringSet) int { return st.count(s.first, s.more) }
+
+// count returns how many values a set holds, given its first value and
+// its first node after that.
+func (st *store) count(first halves, more int32) int {
 	switch {
-	case s.first == halves{}:
+	case first == halves{}:
 		return 0
-	case s.more == 0:
+	case more == 0:
 		return 1
 	}
-	if b := st.big[s.more]; b != nil {
+	if b := st.big[more]; b != nil {
 		return 1 + b.n
 	}
 	n := 1
-	for i := s.more; i != 0; i = st.node(i).next {
+	for i := more; i != 0; i = st.node(i).next {
 		n++
 	}
 	return n
@@ -309,22 +313,7 @@ func (st *store) addFingerprint(s *fingerprintSet, h uint64) bool {
 }
 
 // countFingerprints returns how many fingerprints s holds.
-func (st *store) countFingerprints(s fingerprintSet) int {
-	switch {
-	case s.first == halves{}:
-		return 0
-	case s.more == 0:
-		return 1
-	}
-	if b := st.big[s.more]; b != nil {
-		return 1 + b.n
-	}
-	n := 1
-	for i := s.more; i != 0; i = st.node(i).next {
-		n++
-	}
-	return n
-}
+func (st *store) countFingerprints(s fingerprintSet) int { return st.count(s.first, s.more) }
 
 // distinct appends values to a list only once each; past indexAfter values
 // it looks them up in a map rather than scan the list.
