@@ -37,7 +37,7 @@ type Auditor struct {
 	pairs     blocks[binding]
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
-	touched   uint64 // what touchOps read, kept so the reads are not optimized away
+	touched   uint64 // what touch read, kept so the reads are not optimized away
 
 	extras   []extra                // what few operations have; see operation.extra
 	totals   map[int32]pairTotal    // by binding, set by Merge; see total
