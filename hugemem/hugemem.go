@@ -11,7 +11,10 @@
 // collector like any other: the advice is a hint the kernel may ignore.
 package hugemem
 
-import "unsafe"
+import (
+	"os"
+	"unsafe"
+)
 
 // hugePage is the size of a huge page on the platforms that have them.
 const hugePage = 2 << 20
@@ -52,13 +55,13 @@ func Release(b []byte) {
 	if len(b) < hugePage {
 		return // not worth a system call
 	}
+	// Only whole pages inside b: the kernel would round a partial one up,
+	// into memory that is not b's.
+	page := uintptr(os.Getpagesize())
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	from := (start + pageSize - 1) &^ (pageSize - 1)
-	to := (start + uintptr(len(b))) &^ (pageSize - 1)
+	from := (start + page - 1) &^ (page - 1)
+	to := (start + uintptr(len(b))) &^ (page - 1)
 	if to > from {
 		release(b[from-start : to-start])
 	}
 }
-
-// pageSize is the smallest page size of the platforms this runs on.
-const pageSize = 4 << 10
