@@ -47,6 +47,8 @@ type Auditor struct {
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
 
+	merged bool // Merge has taken it over: it takes no more records
+
 	lines, blankLines, records int
 	invalidLines               int
 	invalid                    []Invalid
@@ -268,13 +270,25 @@ func (a *Auditor) pairAt(i int32) *binding { return a.pairs.at(int(i)) }
 
 // Add folds one valid record into the audit. The record's strings may alias
 // a reused buffer: Add copies whatever it keeps.
-func (a *Auditor) Add(r *Record) { a.add(r, a.op(r.OperationID, r.Pos), a.pairHash(r)) }
+func (a *Auditor) Add(r *Record) {
+	a.mustBeOpen()
+	a.add(r, a.op(r.OperationID, r.Pos), a.pairHash(r))
+}
+
+// mustBeOpen panics once the Auditor is merged: Merge lets go of the
+// indexes that records are added through.
+func (a *Auditor) mustBeOpen() {
+	if a.merged {
+		panic("audit: record added to a merged Auditor")
+	}
+}
 
 // AddBatch is Add for each record in turn. It looks the records' operations
 // up a few at a time, touching the memory the lookups will read before
 // doing any of them: the cache misses of a few lookups then overlap instead
 // of following one another, which is most of what a lookup costs.
 func (a *Auditor) AddBatch(recs []Record) {
+	a.mustBeOpen()
 	const group = 8
 	var ops, pairs [group]uint32
 	for start := 0; start < len(recs); start += group {
@@ -609,5 +623,6 @@ func (a *Auditor) AddLines(lines, blank, records int) {
 // Operations returns how many operations the Auditor has seen.
 func (a *Auditor) Operations() int { return a.ops.len() }
 
-// Report computes the labels, the findings and the summary.
+// Report computes the labels, the findings and the summary: Merge of a
+// alone, and as final.
 func (a *Auditor) Report() *Report { return Merge(a) }

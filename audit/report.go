@@ -328,9 +328,13 @@ func (v *view) op(ref opRef) (*Auditor, *operation) {
 // operations of one input (shards). Operations are listed in order of their
 // first record, whatever the sharding, so the report is deterministic.
 // The Auditors are the report's from then on: they take no more records,
-// and the indexes only records needed are let go.
+// the indexes only records needed are let go, and merging one again panics.
 func Merge(parts ...*Auditor) *Report {
 	for _, p := range parts {
+		if p.merged {
+			panic("audit: Auditor merged twice")
+		}
+		p.merged = true
 		p.opIndex = table{}
 	}
 	v := &view{parts: parts}

@@ -556,3 +556,27 @@ func testResultCounts(t *testing.T, highCodes bool, results func(add func(string
 		t.Errorf("reason (-want +got):\n%s", diff)
 	}
 }
+
+// TestMergedAuditorIsFinal checks that a merged Auditor refuses records and
+// a second merge, which would otherwise go wrong quietly: Merge lets go of
+// the indexes both need.
+func TestMergedAuditorIsFinal(t *testing.T) {
+	rec := Record{Type: Attempt, OperationID: "o", AttemptID: "a"}
+	for name, misuse := range map[string]func(a *Auditor){
+		"Add":      func(a *Auditor) { a.Add(&rec) },
+		"AddBatch": func(a *Auditor) { a.AddBatch([]Record{rec}) },
+		"Merge":    func(a *Auditor) { Merge(a) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			a := New(nil)
+			a.Add(&rec)
+			a.Report()
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s after Merge did not panic", name)
+				}
+			}()
+			misuse(a)
+		})
+	}
+}
