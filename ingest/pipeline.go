@@ -69,6 +69,7 @@ type Pipeline struct {
 	opts   Options
 	shards []*audit.Auditor
 	books  *audit.Auditor // lines and invalid lines, booked in input order
+	report *audit.Report  // once merged
 
 	records atomic.Int64 // for progress reports
 	ops     atomic.Int64
@@ -107,9 +108,13 @@ func (p *Pipeline) Records() int64 { return p.records.Load() }
 // called while Read runs.
 func (p *Pipeline) Operations() int64 { return p.ops.Load() }
 
-// Report merges the shards into the audit's report.
+// Report merges the shards into the audit's report, once: the pipeline
+// reads no more after it, and later calls return the same report.
 func (p *Pipeline) Report() *audit.Report {
-	return audit.Merge(append([]*audit.Auditor{p.books}, p.shards...)...)
+	if p.report == nil {
+		p.report = audit.Merge(append([]*audit.Auditor{p.books}, p.shards...)...)
+	}
+	return p.report
 }
 
 // decoded is a worker's result for one chunk.
