@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -44,5 +45,48 @@ func TestOperationListOutlivesBatches(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("operations kept by OperationList changed (-when handed out +kept):\n%s", diff)
+	}
+}
+
+// TestLongOperationsSplitBatches renders operations whose reasons are long
+// enough that batches split into pieces (see batchBytes), on one goroutine
+// and on several, and checks that every operation comes out once, in
+// order, as rendered on its own.
+func TestLongOperationsSplitBatches(t *testing.T) {
+	var recs []rec
+	const n = 1500
+	for i := range n {
+		op := fmt.Sprintf("op-%04d", i)
+		ref := fmt.Sprintf("%c-%d", 'a'+i%26, i)
+		if i%3 == 0 {
+			ref += strings.Repeat("x", 50_000) // a reason of 50 kB
+		}
+		recs = append(recs, rec{typ: E, op: op, ref: ref})
+	}
+	records := build(t, recs)
+	render := func(procs int) []string {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var out []string
+		err := run(records).Operations(func(o *Operation) error {
+			b, err := json.Marshal(o)
+			out = append(out, string(b))
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	one := render(1)
+	if len(one) != n {
+		t.Fatalf("%d operations, want %d", len(one), n)
+	}
+	for i, o := range one {
+		if want := fmt.Sprintf(`"operationId":"op-%04d"`, i); !strings.Contains(o[:40], want) {
+			t.Fatalf("operation %d is %.40s", i, o)
+		}
+	}
+	if diff := cmp.Diff(one, render(3)); diff != "" {
+		t.Errorf("operations differ with 3 goroutines (-1 +3):\n%.2000s", diff)
 	}
 }

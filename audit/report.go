@@ -174,11 +174,21 @@ type batch struct {
 	times [][2]string // each operation's observed-at strings
 	text  text        // the operations' strings
 	data  []byte
+	last  bool // the last piece of its run of operations (see batches)
 }
 
-// fill renders the operations of refs into b, and encodes them with enc if
-// it is not nil.
-func (b *batch) fill(v *view, refs []opRef, enc Encoder) {
+// Batches hold batchSize operations, or fewer when their text and encoding
+// pass batchBytes: operations with very long strings must not make a batch
+// hold hundreds of megabytes.
+const (
+	batchSize  = 512
+	batchBytes = 1 << 20
+)
+
+// fill renders operations of refs into b, and encodes them with enc if it
+// is not nil, until they are all done or the batch holds batchBytes; it
+// returns how many it did.
+func (b *batch) fill(v *view, refs []opRef, enc Encoder) int {
 	if cap(b.ops) < len(refs) {
 		b.ops = make([]Operation, len(refs))
 		b.times = make([][2]string, len(refs))
@@ -191,36 +201,69 @@ func (b *batch) fill(v *view, refs []opRef, enc Encoder) {
 		if enc != nil {
 			b.data = enc(b.data, &b.ops[i])
 		}
+		if len(b.text.b)+len(b.data) >= batchBytes {
+			b.ops = b.ops[:i+1]
+			return i + 1
+		}
+	}
+	return len(refs)
+}
+
+// shrink drops buffers a batch of unusually long operations grew, before
+// the batch is reused.
+func (b *batch) shrink() {
+	if cap(b.text.b) > 4*batchBytes {
+		b.text.b = nil
+	}
+	if cap(b.data) > 4*batchBytes {
+		b.data = nil
 	}
 }
 
 // batches renders (and encodes, with newEncoder) the operations in batches
 // and hands each batch to consume in report order, on the calling
-// goroutine. Batch i is rendered by worker i%workers into its own channel,
-// so reading the channels round-robin gives report order. Batches consume
-// is done with go back to the workers, so their maps, slices and buffers
-// are reused: a report on millions of operations would otherwise make the
-// garbage collector re-mark the audit's large live heap over and over.
+// goroutine. Run i of batchSize operations is rendered by worker i%workers
+// into its own channel, in one or more pieces (see fill), so reading the
+// channels round-robin, a run's pieces at a time, gives report order.
+// Batches consume is done with go back to the workers, so their maps,
+// slices and buffers are reused: a report on millions of operations would
+// otherwise make the garbage collector re-mark the audit's large live heap
+// over and over.
 func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) error {
-	const size = 512
 	order := v.order
-	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+size-1)/size))
+	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+batchSize-1)/batchSize))
 	newEnc := func() Encoder {
 		if newEncoder == nil {
 			return nil
 		}
 		return newEncoder()
 	}
+	// run renders a run of operations piece by piece, handing each to send;
+	// it stops when send reports false.
+	run := func(refs []opRef, enc Encoder, get func() *batch, send func(*batch) bool) bool {
+		for len(refs) > 0 {
+			b := get()
+			refs = refs[b.fill(v, refs, enc):]
+			b.last = len(refs) == 0
+			if !send(b) {
+				return false
+			}
+		}
+		return true
+	}
 	if workers == 1 {
 		var b batch
 		enc := newEnc()
-		for start := 0; start < len(order); start += size {
-			b.fill(v, order[start:min(start+size, len(order))], enc)
-			if err := consume(&b); err != nil {
-				return err
-			}
+		var err error
+		send := func(b *batch) bool {
+			err = consume(b)
+			b.shrink()
+			return err == nil
 		}
-		return nil
+		for start := 0; start < len(order) && err == nil; start += batchSize {
+			run(order[start:min(start+batchSize, len(order))], enc, func() *batch { return &b }, send)
+		}
+		return err
 	}
 	done := make(chan struct{})
 	defer close(done)
@@ -231,23 +274,30 @@ func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) er
 		go func() {
 			defer close(outs[w])
 			enc := newEnc()
-			for start := w * size; start < len(order); start += workers * size {
-				var b *batch
+			get := func() *batch {
 				select {
-				case b = <-free:
+				case b := <-free:
+					return b
 				default:
-					b = &batch{}
+					return &batch{}
 				}
-				b.fill(v, order[start:min(start+size, len(order))], enc)
+			}
+			send := func(b *batch) bool {
 				select {
 				case outs[w] <- b:
+					return true
 				case <-done:
+					return false
+				}
+			}
+			for start := w * batchSize; start < len(order); start += workers * batchSize {
+				if !run(order[start:min(start+batchSize, len(order))], enc, get, send) {
 					return
 				}
 			}
 		}()
 	}
-	for i := 0; ; i++ {
+	for i := 0; ; {
 		b, ok := <-outs[i%workers]
 		if !ok {
 			return nil
@@ -255,6 +305,10 @@ func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) er
 		if err := consume(b); err != nil {
 			return err
 		}
+		if b.last {
+			i++
+		}
+		b.shrink()
 		select {
 		case free <- b:
 		default:
