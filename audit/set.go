@@ -32,6 +32,7 @@ const (
 // never moved, so strings read from them stay valid for the arena's life.
 type arena struct {
 	blocks [][]byte
+	cur    int // the block short strings go to, once there are blocks
 }
 
 // put copies s into the arena.
@@ -40,29 +41,28 @@ func (a *arena) put(s string) sref {
 		return 0
 	}
 	if len(s) > arenaLarge {
-		// A block of its own, exactly full, so the next string starts a
-		// new block (what was left of the current one is given up).
+		// A block of its own, exactly full; short strings go on filling
+		// the current block.
 		b := hugemem.Bytes(len(s))
 		copy(b, s)
 		a.blocks = append(a.blocks, b)
 		return a.ref(len(a.blocks)-1, 0, len(s))
 	}
-	n := len(a.blocks)
-	if n == 0 || cap(a.blocks[n-1])-len(a.blocks[n-1]) < len(s) {
+	if len(a.blocks) == 0 || cap(a.blocks[a.cur])-len(a.blocks[a.cur]) < len(s) {
 		size := arenaFirst
-		if n > 0 {
-			size = min(2*cap(a.blocks[n-1]), arenaBlock)
+		if len(a.blocks) > 0 {
+			size = min(2*cap(a.blocks[a.cur]), arenaBlock)
 		}
 		if size < len(s) {
 			size = arenaBlock
 		}
 		a.blocks = append(a.blocks, hugemem.Bytes(size)[:0])
-		n++
+		a.cur = len(a.blocks) - 1
 	}
-	cur := a.blocks[n-1]
+	cur := a.blocks[a.cur]
 	off := len(cur)
-	a.blocks[n-1] = append(cur, s...)
-	return a.ref(n-1, off, len(s))
+	a.blocks[a.cur] = append(cur, s...)
+	return a.ref(a.cur, off, len(s))
 }
 
 func (a *arena) ref(block, off, n int) sref {

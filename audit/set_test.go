@@ -220,3 +220,25 @@ func TestBlocksKeepValues(t *testing.T) {
 		t.Errorf("%d values in %d blocks, want 7", n, got)
 	}
 }
+
+// TestArenaLongStringsWasteNothing alternates short strings with strings
+// long enough for a block of their own: the short ones must go on filling
+// one block rather than start a new one after each long string.
+func TestArenaLongStringsWasteNothing(t *testing.T) {
+	var a arena
+	long := strings.Repeat("x", arenaLarge+1)
+	stored := 0
+	for i := range 50 {
+		short := fmt.Sprintf("op-%d", i)
+		a.put(short)
+		a.put(long)
+		stored += len(short) + len(long)
+	}
+	held := 0
+	for _, b := range a.blocks {
+		held += cap(b)
+	}
+	if limit := stored + arenaFirst; held > limit {
+		t.Errorf("the arena holds %d bytes for %d stored, more than %d", held, stored, limit)
+	}
+}
