@@ -12,7 +12,7 @@ func BenchmarkAudit(b *testing.B) {
 	const ops = 20000
 	recs := make([]Record, 0, 3*ops)
 	for i := range ops {
-		id := fmt.Sprintf("op-%08x-%07d", i*2654435761, i)
+		id := fmt.Sprintf("op-%08x-%07d", uint32(i)*2654435761, i)
 		key := fmt.Sprintf("idem-%016x", i)
 		hash := fmt.Sprintf("sha256:%064x", i)
 		when := Instant{Sec: 1764410400 + int64(i)}

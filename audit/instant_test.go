@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -87,11 +88,12 @@ func FuzzParseInstant(f *testing.F) {
 }
 
 func TestPackedPosition(t *testing.T) {
+	maxLine := int(min(uint64(math.MaxInt), 1<<36-1)) // the most a line number keeps, or an int holds
 	tests := []struct{ in, want Position }{
 		{Position{}, Position{}},
 		{Position{Input: 3, Line: 17, Seq: 2}, Position{Input: 3, Line: 17, Seq: 2}},
-		{Position{Input: 4095, Line: 1<<36 - 1, Seq: 65535}, Position{Input: 4095, Line: 1<<36 - 1, Seq: 65535}},
-		{Position{Input: 5000, Line: 1 << 40, Seq: 70000}, Position{Input: 4095, Line: 1<<36 - 1, Seq: 65535}},
+		{Position{Input: 4095, Line: maxLine, Seq: 65535}, Position{Input: 4095, Line: maxLine, Seq: 65535}},
+		{Position{Input: 5000, Line: math.MaxInt, Seq: 70000}, Position{Input: 4095, Line: maxLine, Seq: 65535}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, pack(tt.in).unpack()); diff != "" {

@@ -46,7 +46,7 @@ func (s stamp) String() string { return s.instant().String() }
 type packedPos uint64
 
 func pack(p Position) packedPos {
-	sat := func(v, bits int) uint64 { return uint64(min(max(v, 0), 1<<bits-1)) }
+	sat := func(v int, bits uint) uint64 { return min(uint64(max(v, 0)), 1<<bits-1) } // in 64 bits on any platform
 	return packedPos(sat(p.Input, 12)<<52 | sat(p.Line, 36)<<16 | sat(p.Seq, 16))
 }
 

@@ -105,7 +105,7 @@ func (f *sizeFlag) Set(v string) error {
 		}
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(num))
-	if err != nil || n < 1 || n > (1<<31)/mult {
+	if err != nil || n < 1 || int64(n) > (1<<31)/int64(mult) {
 		return fmt.Errorf("%q is not a size such as 65536, 64KiB, 16MiB or 1GiB", v)
 	}
 	f.n = n * mult
