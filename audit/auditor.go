@@ -8,6 +8,7 @@
 package audit
 
 import (
+	"hash/maphash"
 	"math"
 	"strings"
 	"time"
@@ -29,11 +30,12 @@ type Policy interface {
 type Auditor struct {
 	policy Policy
 	st     store
+	seed   maphash.Seed // of tableHash
 
-	opIndex table // by xxhash of the id
+	opIndex table // by tableHash of the id
 	ops     blocks[operation]
 
-	pairIndex table // by xxhash of scope + "\x00" + key
+	pairIndex table // by tableHash of scope + "\x00" + key
 	pairs     blocks[binding]
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
@@ -65,6 +67,7 @@ type resultInfo struct {
 func New(policy Policy) *Auditor {
 	return &Auditor{
 		policy:      policy,
+		seed:        maphash.MakeSeed(),
 		opIndex:     newTable(0),
 		pairIndex:   newTable(0),
 		resultIndex: make(map[string]uint32),
@@ -238,12 +241,12 @@ type resultCount struct {
 	n    int32
 }
 
-// tableHash is the hash tables index by: the high half of an xxhash, as
-// shards are picked by the low bits.
-func tableHash(s string) uint32 { return uint32(xxhash.Sum64String(s) >> 32) }
+// tableHash is the hash a's tables index s by. It is seeded, a seed for
+// each Auditor, so that no ledger can be written to make its lookups slow.
+func (a *Auditor) tableHash(s string) uint32 { return uint32(maphash.String(a.seed, s)) }
 
 func (a *Auditor) op(id string, pos Position) *operation {
-	return a.opHashed(id, tableHash(id), pos)
+	return a.opHashed(id, a.tableHash(id), pos)
 }
 
 // opHashed is op for an id whose tableHash is h.
@@ -294,7 +297,7 @@ func (a *Auditor) AddBatch(recs []Record) {
 	for start := 0; start < len(recs); start += group {
 		g := recs[start:min(start+group, len(recs))]
 		for i := range g {
-			ops[i], pairs[i] = tableHash(g[i].OperationID), a.pairHash(&g[i])
+			ops[i], pairs[i] = a.tableHash(g[i].OperationID), a.pairHash(&g[i])
 		}
 		a.touch(ops[:len(g)], pairs[:len(g)], g)
 		for i := range g {
@@ -308,7 +311,7 @@ func (a *Auditor) pairHash(r *Record) uint32 {
 	if r.IdempotencyKey == "" {
 		return 0
 	}
-	return tableHash(a.joinPair(r.Scope, r.IdempotencyKey))
+	return a.tableHash(a.joinPair(r.Scope, r.IdempotencyKey))
 }
 
 // joinPair returns scope + "\x00" + key, in scratch space that the next

@@ -170,13 +170,12 @@ func (v *view) pairTotals(a *Auditor, b *binding) (hashes []string, ops int, sha
 		b    *binding
 	}
 	joined := a.st.str(b.joined)
-	th := tableHash(joined)
 	all := []found{{a, b}}
 	for _, p := range v.parts {
 		if p == a {
 			continue
 		}
-		if i, ok := p.findBinding(th, joined); ok {
+		if i, ok := p.findBinding(p.tableHash(joined), joined); ok {
 			all = append(all, found{p, p.pairAt(i)})
 		}
 	}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -146,7 +147,8 @@ func TestTableFindsEveryKey(t *testing.T) {
 	for i := range keys {
 		keys[i] = fmt.Sprintf("op-%d", i)
 	}
-	hash := func(k string) uint32 { return tableHash(k) & 0xFFFF0FFF } // force tag collisions
+	seed := maphash.MakeSeed()
+	hash := func(k string) uint32 { return uint32(maphash.String(seed, k)) & 0xFFFF0FFF } // force tag collisions
 	tab := newTable(10)
 	for i, k := range keys {
 		same := func(v int32) bool { return keys[v] == k }

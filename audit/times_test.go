@@ -22,8 +22,8 @@ func TestTimesReadBackExactly(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		a := New(nil)
 		op := a.op("op", Position{})
-		a.bind(op, "", "k1", tableHash("\x00k1"), 0)
-		a.bind(op, "", "k2", tableHash("\x00k2"), 0)
+		a.bind(op, "", "k1", a.tableHash("\x00k1"), 0)
+		a.bind(op, "", "k2", a.tableHash("\x00k2"), 0)
 		pairs := []*opPair{a.findPair(op, 0), a.findPair(op, 1)}
 
 		var want [nTimes]stamp
