@@ -8,9 +8,9 @@ import (
 // Compact forms of the values an operation keeps. Millions of operations
 // live at once, so a field's bytes are the audit's memory.
 
-// stamp is an instant as nanoseconds since 1970, the form operations keep
-// their times in: 8 bytes instead of Instant's 16. It spans the years 1678
-// to 2262 exactly; a record observed outside them counts as untimed (see
+// stamp is an instant as nanoseconds since 1970, the form the audit works
+// with times in (operations store them smaller still; see times.go): 8
+// bytes instead of Instant's 16. It spans the years 1678 to 2262 exactly; a record observed outside them counts as untimed (see
 // stampOf), so the rules that need a time stay conservative.
 type stamp int64
 
