@@ -391,7 +391,7 @@ func Merge(parts ...*Auditor) *Report {
 			panic("audit: Auditor merged twice")
 		}
 		p.merged = true
-		p.opIndex = table{}
+		p.opIndex.drop()
 	}
 	v := &view{parts: parts}
 	rep := &Report{
@@ -428,7 +428,7 @@ func Merge(parts ...*Auditor) *Report {
 	wg.Wait()
 	rep.Summary.Operations = len(v.order)
 	for _, p := range parts {
-		p.pairIndex = table{}
+		p.pairIndex.drop()
 	}
 	// Labels and findings of one part's operations depend only on reads of
 	// the others, so parts are judged in parallel.

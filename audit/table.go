@@ -85,5 +85,15 @@ func (t *table) grow() {
 	// The old slots are garbage now; their memory goes back at once, so a
 	// large table's growth does not hold both sizes until the next
 	// collection.
-	hugemem.Release(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(old))), 8*len(old)))
+	release(old)
+}
+
+// drop empties the table, its memory going back at once.
+func (t *table) drop() {
+	release(t.slots)
+	*t = table{}
+}
+
+func release(slots []uint64) {
+	hugemem.Release(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slots))), 8*len(slots)))
 }
