@@ -1,22 +1,15 @@
 package fieldmap
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode"
 
-	"github.com/goccy/go-yaml"
+	"github.com/effectaudit/effectaudit/yamldoc"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/lexer"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
 )
 
-// maxNesting bounds flow nesting ("[[[", "{a: {") before the YAML parser
-// sees the tokens: its run time grows faster than quadratically with depth,
-// while a mapping file needs two levels.
+// maxNesting bounds the nesting yamldoc.Body lets through; a mapping file
+// needs two levels.
 const maxNesting = 16
 
 // Load reads a mapping file: YAML holding one key, map, whose value maps
@@ -47,39 +40,12 @@ func Load(name string, data []byte) (*Map, error) {
 
 func load(name string, data []byte) (*Map, *Error) {
 	errAt := func(n ast.Node, format string, args ...any) *Error {
-		line, col := nodePos(n)
-		return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+		at := yamldoc.NodePos(n)
+		return &Error{File: name, Line: at.Line, Column: at.Col, Msg: fmt.Sprintf(format, args...)}
 	}
-
-	tokens := lexer.Tokenize(strings.TrimPrefix(string(data), "\ufeff"))
-	depth := 0
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			if depth++; depth > maxNesting {
-				return nil, &Error{File: name, Line: tk.Position.Line, Column: tk.Position.Column,
-					Msg: fmt.Sprintf("nested more than %d levels deep", maxNesting)}
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			if depth > 0 {
-				depth--
-			}
-		}
-	}
-	f, err := parser.Parse(tokens, 0)
-	if err != nil {
-		return nil, yamlError(name, err)
-	}
-
-	var body ast.Node
-	for _, doc := range f.Docs {
-		if doc == nil || doc.Body == nil {
-			continue
-		}
-		if body != nil {
-			return nil, errAt(doc.Body, "a second YAML document; a mapping file holds one")
-		}
-		body = doc.Body
+	body, ye := yamldoc.Body(data, maxNesting, "mapping file")
+	if ye != nil {
+		return nil, &Error{File: name, Line: ye.Line, Column: ye.Col, Msg: ye.Msg}
 	}
 	m := &Map{}
 	if body == nil {
@@ -186,46 +152,4 @@ func describe(n ast.Node) string {
 		return "a boolean"
 	}
 	return "a " + strings.ToLower(n.Type().String())
-}
-
-// nodePos is where a reader would look for n. A block mapping's own token is
-// the colon of its first entry, so its first key stands in for it.
-func nodePos(n ast.Node) (line, col int) {
-	switch v := n.(type) {
-	case nil:
-		return 1, 0
-	case *ast.MappingNode:
-		if !v.IsFlowStyle && len(v.Values) > 0 {
-			return nodePos(v.Values[0].Key)
-		}
-	case *ast.MappingValueNode:
-		return nodePos(v.Key)
-	}
-	if tk := n.GetToken(); tk != nil && tk.Position != nil {
-		return tk.Position.Line, tk.Position.Column
-	}
-	return 1, 0
-}
-
-func yamlError(name string, err error) *Error {
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
-			return &Error{File: name, Line: tk.Position.Line, Column: tk.Position.Column, Msg: printable(ye.GetMessage())}
-		}
-		return &Error{File: name, Line: 1, Msg: printable(ye.GetMessage())}
-	}
-	// The parser reports every error with its token; this is a fallback for
-	// a version that does not.
-	return &Error{File: name, Line: 1, Msg: printable(err.Error())}
-}
-
-// printable escapes a parser message that quotes input holding control
-// characters, so that the message cannot rewrite the terminal.
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
 }

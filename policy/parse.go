@@ -1,26 +1,18 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
-	"github.com/goccy/go-yaml"
+	"github.com/effectaudit/effectaudit/yamldoc"
 	"github.com/goccy/go-yaml/ast"
-	"github.com/goccy/go-yaml/lexer"
-	"github.com/goccy/go-yaml/parser"
-	"github.com/goccy/go-yaml/token"
 )
 
-// maxNesting bounds flow nesting ("[[[", "{a: {") and block entries opened on
-// one line ("- - -") before the YAML parser sees the tokens: its run time
-// grows faster than quadratically with depth (10,000 nested "[" take half a
-// second, 100,000 take minutes), while a policy needs three levels. Block
-// nesting by indentation needs no bound: its depth grows only with the square
-// root of the file size.
+// maxNesting bounds the nesting yamldoc.Body lets through; a policy needs
+// three levels.
 const maxNesting = 32
 
 // Parse reads a policy file. name is the file name that errors carry; data is
@@ -37,32 +29,8 @@ func Parse(name string, data []byte) (*Policy, error) {
 	return p, nil
 }
 
-type pos struct{ line, col int }
-
-func (a pos) before(b pos) bool {
-	return a.line < b.line || (a.line == b.line && a.col < b.col)
-}
-
-func tokenPos(tk *token.Token) pos {
-	if tk == nil {
-		return pos{line: 1}
-	}
-	return pos{tk.Position.Line, tk.Position.Column}
-}
-
-// nodePos is where a reader would look for n. A block mapping's own token is
-// the colon of its first entry, so its first key stands in for it.
-func nodePos(n ast.Node) pos {
-	switch n := n.(type) {
-	case *ast.MappingNode:
-		if !n.IsFlowStyle && len(n.Values) > 0 {
-			return nodePos(n.Values[0].Key)
-		}
-	case *ast.MappingValueNode:
-		return nodePos(n.Key)
-	}
-	return tokenPos(n.GetToken())
-}
+// pos is a place in the policy file.
+type pos = yamldoc.Pos
 
 // entry is one result name and where the file lists it.
 type entry struct {
@@ -82,31 +50,16 @@ type decoder struct {
 }
 
 func (d *decoder) errorf(at pos, format string, args ...any) *Error {
-	return &Error{File: d.name, Line: at.line, Column: at.col, Msg: fmt.Sprintf(format, args...)}
+	return &Error{File: d.name, Line: at.Line, Column: at.Col, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (d *decoder) parse(data []byte) (*Policy, *Error) {
-	src := strings.TrimPrefix(string(data), "\ufeff")
-	tokens := lexer.Tokenize(src)
-	if e := d.checkNesting(tokens); e != nil {
-		return nil, e
-	}
-	f, err := parser.Parse(tokens, 0)
-	if err != nil {
-		return nil, d.yamlError(err)
-	}
-	var body ast.Node
-	for _, doc := range f.Docs {
-		if doc == nil || doc.Body == nil {
-			continue
-		}
-		if body != nil {
-			return nil, d.errorf(nodePos(doc.Body), "a second YAML document; a policy file holds one")
-		}
-		body = doc.Body
+	body, ye := yamldoc.Body(data, maxNesting, "policy file")
+	if ye != nil {
+		return nil, d.errorf(ye.Pos, "%s", ye.Msg)
 	}
 	if body == nil {
-		return nil, d.errorf(pos{line: 1}, "empty policy file (write {} for the built-in default)")
+		return nil, d.errorf(pos{Line: 1}, "empty policy file (write {} for the built-in default)")
 	}
 
 	p := Default()
@@ -143,52 +96,6 @@ func (d *decoder) parse(data []byte) (*Policy, *Error) {
 	return p, nil
 }
 
-func (d *decoder) checkNesting(tokens token.Tokens) *Error {
-	flow, line, opened := 0, 0, 0
-	for _, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			flow++
-			if flow > maxNesting {
-				return d.errorf(tokenPos(tk), "nested more than %d levels deep", maxNesting)
-			}
-		case token.SequenceEndType, token.MappingEndType:
-			if flow > 0 {
-				flow--
-			}
-		case token.SequenceEntryType, token.MappingKeyType:
-			if tk.Position.Line != line {
-				line, opened = tk.Position.Line, 0
-			}
-			opened++
-			if opened > maxNesting {
-				return d.errorf(tokenPos(tk), "nested more than %d levels deep", maxNesting)
-			}
-		}
-	}
-	return nil
-}
-
-func (d *decoder) yamlError(err error) *Error {
-	var ye yaml.Error
-	if errors.As(err, &ye) {
-		return d.errorf(tokenPos(ye.GetToken()), "%s", printable(ye.GetMessage()))
-	}
-	// The parser reports every error with its token; this is a fallback for
-	// a future version that does not.
-	return d.errorf(pos{line: 1}, "%s", printable(err.Error()))
-}
-
-// printable escapes a parser message that quotes input holding control
-// characters, so that the message cannot rewrite the terminal.
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
-}
-
 // prefix puts a key path in front of a message; the top level has none.
 func prefix(path string) string {
 	if path == "" {
@@ -217,7 +124,7 @@ func (d *decoder) unsupported(n ast.Node, path string) *Error {
 	default:
 		return nil
 	}
-	return d.errorf(nodePos(n), "%s%s are not supported in a policy file", prefix(path), what)
+	return d.errorf(yamldoc.NodePos(n), "%s%s are not supported in a policy file", prefix(path), what)
 }
 
 func describe(n ast.Node) string {
@@ -270,9 +177,9 @@ func (d *decoder) mapping(n ast.Node, path string, keyAt pos, ifNull string) ([]
 		}
 	}
 	if path == "" {
-		return nil, d.errorf(nodePos(n), "expected a mapping with keys retry and keyRetention, got %s", describe(n))
+		return nil, d.errorf(yamldoc.NodePos(n), "expected a mapping with keys retry and keyRetention, got %s", describe(n))
 	}
-	return nil, d.errorf(nodePos(n), "%sexpected a mapping, got %s", prefix(path), describe(n))
+	return nil, d.errorf(yamldoc.NodePos(n), "%sexpected a mapping, got %s", prefix(path), describe(n))
 }
 
 // key returns kv's key if it is one of allowed.
@@ -282,18 +189,18 @@ func (d *decoder) key(kv *ast.MappingValueNode, path string, allowed ...string) 
 	}
 	name, ok := scalarText(kv.Key)
 	if !ok {
-		return "", d.errorf(nodePos(kv.Key), "%sexpected a key, got %s", prefix(path), describe(kv.Key))
+		return "", d.errorf(yamldoc.NodePos(kv.Key), "%sexpected a key, got %s", prefix(path), describe(kv.Key))
 	}
 	for _, a := range allowed {
 		if name == a {
 			return name, nil
 		}
 	}
-	return "", d.errorf(nodePos(kv.Key), "%sunknown key %q (expected %s)", prefix(path), name, strings.Join(allowed, " or "))
+	return "", d.errorf(yamldoc.NodePos(kv.Key), "%sunknown key %q (expected %s)", prefix(path), name, strings.Join(allowed, " or "))
 }
 
 func (d *decoder) retry(kv *ast.MappingValueNode, retryable, final *resultList) *Error {
-	entries, e := d.mapping(kv.Value, "retry", nodePos(kv.Key), "remove the key to use the default")
+	entries, e := d.mapping(kv.Value, "retry", yamldoc.NodePos(kv.Key), "remove the key to use the default")
 	if e != nil {
 		return e
 	}
@@ -321,9 +228,9 @@ func (d *decoder) results(kv *ast.MappingValueNode, l *resultList) *Error {
 	seq, ok := v.(*ast.SequenceNode)
 	if !ok {
 		if _, null := v.(*ast.NullNode); null {
-			return d.errorf(nodePos(kv.Key), "%s: no value (write [] for an empty list, or remove the key to use the default)", l.path)
+			return d.errorf(yamldoc.NodePos(kv.Key), "%s: no value (write [] for an empty list, or remove the key to use the default)", l.path)
 		}
-		return d.errorf(nodePos(v), "%s: expected a list of results, got %s", l.path, describe(v))
+		return d.errorf(yamldoc.NodePos(v), "%s: expected a list of results, got %s", l.path, describe(v))
 	}
 	l.given = true
 	l.entries = make([]entry, 0, len(seq.Values))
@@ -331,7 +238,7 @@ func (d *decoder) results(kv *ast.MappingValueNode, l *resultList) *Error {
 		if e := d.unsupported(item, l.path); e != nil {
 			return e
 		}
-		at := nodePos(item)
+		at := yamldoc.NodePos(item)
 		s, ok := scalarText(item)
 		if !ok {
 			return d.errorf(at, "%s: expected a result name, got %s", l.path, describe(item))
@@ -341,7 +248,7 @@ func (d *decoder) results(kv *ast.MappingValueNode, l *resultList) *Error {
 		}
 		for _, prev := range l.entries {
 			if prev.value == s {
-				return d.errorf(at, "%s: %q listed twice (first on line %d)", l.path, s, prev.at.line)
+				return d.errorf(at, "%s: %q listed twice (first on line %d)", l.path, s, prev.at.Line)
 			}
 		}
 		l.entries = append(l.entries, entry{value: s, at: at})
@@ -350,7 +257,7 @@ func (d *decoder) results(kv *ast.MappingValueNode, l *resultList) *Error {
 }
 
 func (d *decoder) keyRetention(kv *ast.MappingValueNode, p *Policy) *Error {
-	entries, e := d.mapping(kv.Value, "keyRetention", nodePos(kv.Key), "remove the key to use the default")
+	entries, e := d.mapping(kv.Value, "keyRetention", yamldoc.NodePos(kv.Key), "remove the key to use the default")
 	if e != nil {
 		return e
 	}
@@ -374,7 +281,7 @@ func (d *decoder) keyRetention(kv *ast.MappingValueNode, p *Policy) *Error {
 
 func (d *decoder) scopes(kv *ast.MappingValueNode) (map[string]time.Duration, *Error) {
 	const path = "keyRetention.scopes"
-	entries, e := d.mapping(kv.Value, path, nodePos(kv.Key), "write {} for no scopes, or remove the key to use the default")
+	entries, e := d.mapping(kv.Value, path, yamldoc.NodePos(kv.Key), "write {} for no scopes, or remove the key to use the default")
 	if e != nil {
 		return nil, e
 	}
@@ -384,7 +291,7 @@ func (d *decoder) scopes(kv *ast.MappingValueNode) (map[string]time.Duration, *E
 		if e := d.unsupported(kv.Key, path); e != nil {
 			return nil, e
 		}
-		at := nodePos(kv.Key)
+		at := yamldoc.NodePos(kv.Key)
 		name, ok := scalarText(kv.Key)
 		if !ok {
 			return nil, d.errorf(at, "%s: expected a scope name, got %s", path, describe(kv.Key))
@@ -398,7 +305,7 @@ func (d *decoder) scopes(kv *ast.MappingValueNode) (map[string]time.Duration, *E
 		if line, dup := first[name]; dup {
 			return nil, d.errorf(at, "%s: scope %q listed twice (first on line %d)", path, name, line)
 		}
-		first[name] = at.line
+		first[name] = at.Line
 		dur, e := d.duration(kv, path+"."+scopeLabel(name))
 		if e != nil {
 			return nil, e
@@ -425,9 +332,9 @@ func (d *decoder) duration(kv *ast.MappingValueNode, path string) (time.Duration
 		return 0, e
 	}
 	if _, null := v.(*ast.NullNode); null {
-		return 0, d.errorf(nodePos(kv.Key), "%s: no value (write a duration such as 24h or 7d)", path)
+		return 0, d.errorf(yamldoc.NodePos(kv.Key), "%s: no value (write a duration such as 24h or 7d)", path)
 	}
-	at := nodePos(v)
+	at := yamldoc.NodePos(v)
 	s, ok := scalarText(v)
 	if !ok {
 		return 0, d.errorf(at, "%s: expected a duration such as 24h or 7d, got %s", path, describe(v))
@@ -496,7 +403,7 @@ func (d *decoder) conflict(retryable, final *resultList, p *Policy) *Error {
 	}
 	var found *Error
 	report := func(e *Error) {
-		if found == nil || (pos{e.Line, e.Column}).before(pos{found.Line, found.Column}) {
+		if found == nil || (pos{Line: e.Line, Col: e.Column}).Before(pos{Line: found.Line, Col: found.Column}) {
 			found = e
 		}
 	}
@@ -507,8 +414,8 @@ func (d *decoder) conflict(retryable, final *resultList, p *Policy) *Error {
 					// Both lists are in the file: the later entry is the
 					// one that conflicts; each pair is seen twice, once
 					// from each side, and reported once.
-					if a.value == b.value && b.at.before(a.at) {
-						report(d.errorf(a.at, "%s: %q is also listed in %s (line %d)", l.path, a.value, other.path, b.at.line))
+					if a.value == b.value && b.at.Before(a.at) {
+						report(d.errorf(a.at, "%s: %q is also listed in %s (line %d)", l.path, a.value, other.path, b.at.Line))
 					}
 				}
 				continue

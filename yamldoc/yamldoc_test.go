@@ -1,0 +1,43 @@
+package yamldoc
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestBody(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		body     bool
+		err      *Error
+	}{
+		{"empty", "", false, nil},
+		{"a comment only, after a BOM", "\ufeff# nothing\n", false, nil},
+		{"one document", "a: 1\n", true, nil},
+		{"a second document", "a: 1\n---\nb: 2\n", false, &Error{Pos{3, 1}, "a second YAML document; a test file holds one"}},
+		{"flow nesting", strings.Repeat("[", 5), false, &Error{Pos{1, 5}, "nested more than 4 levels deep"}},
+		{"entries on one line", "- - - - - a\n", false, &Error{Pos{1, 9}, "nested more than 4 levels deep"}},
+		{"deep by indentation is fine", "a:\n b:\n  c:\n   d:\n    e: 1\n", true, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := Body([]byte(tt.in), 4, "test file")
+			if diff := cmp.Diff(tt.err, err); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if got := body != nil; got != tt.body {
+				t.Errorf("body = %v, want one: %v", body, tt.body)
+			}
+		})
+	}
+}
+
+// TestParseErrorIsPrintable checks that a parser message quoting control
+// characters from the input comes out escaped, at the parser's position.
+func TestParseErrorIsPrintable(t *testing.T) {
+	_, err := Body([]byte("a: [\x1b[31m"), 8, "test file")
+	if err == nil || err.Line != 1 || strings.ContainsRune(err.Msg, '\x1b') {
+		t.Errorf("got %+v, want an escaped message on line 1", err)
+	}
+}
