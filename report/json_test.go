@@ -379,38 +379,6 @@ func valid(rep *document) *document {
 	return &out
 }
 
-// TestJSONStreams checks that printing allocates the same whatever the
-// number of operations: nothing is built per operation or for the whole
-// document.
-func TestJSONStreams(t *testing.T) {
-	for _, format := range []string{"json", "ndjson"} {
-		t.Run(format, func(t *testing.T) {
-			p, err := New(format, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// What the report's iterator allocates to hand out operations
-			// is the audit's business; the printer must add nothing per
-			// operation.
-			allocs := func(rep *audit.Report) float64 {
-				iterate := testing.AllocsPerRun(5, func() {
-					_ = rep.Operations(func(*audit.Operation) error { return nil })
-				})
-				printing := testing.AllocsPerRun(5, func() {
-					if err := p.Print(io.Discard, rep); err != nil {
-						t.Fatal(err)
-					}
-				})
-				return printing - iterate
-			}
-			small, large := allocs(manyOperations(100, 4)), allocs(manyOperations(20_000, 4))
-			if large > small {
-				t.Errorf("%v allocations for 20000 operations, %v for 100; want no growth", large, small)
-			}
-		})
-	}
-}
-
 func BenchmarkJSON(b *testing.B) {
 	for _, format := range []string{"json", "ndjson"} {
 		b.Run(format, func(b *testing.B) {

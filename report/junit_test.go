@@ -275,49 +275,6 @@ func TestGateFailures(t *testing.T) {
 	}
 }
 
-func TestJUnitWriteError(t *testing.T) {
-	for _, n := range []int{0, 1000, len(printJUnit(t, specFailOn, fourOperations())) - 1} {
-		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			p, err := New("junit", Options{FailOn: specFailOn})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := &failWriter{n: n}
-			err = p.Print(w, fourOperations())
-			if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "junit") {
-				t.Fatalf("Print = %v; want an error naming junit and wrapping %v", err, errDiskFull)
-			}
-			if w.afterFails > 0 {
-				t.Errorf("%d writes after the failed one; want none", w.afterFails)
-			}
-		})
-	}
-}
-
-// TestJUnitStreams checks that printing allocates the same whatever the
-// number of operations.
-func TestJUnitStreams(t *testing.T) {
-	p, err := New("junit", Options{FailOn: specFailOn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	allocs := func(rep *audit.Report) float64 {
-		iterate := testing.AllocsPerRun(5, func() {
-			_ = rep.Operations(func(*audit.Operation) error { return nil })
-		})
-		printing := testing.AllocsPerRun(5, func() {
-			if err := p.Print(io.Discard, rep); err != nil {
-				t.Fatal(err)
-			}
-		})
-		return printing - iterate
-	}
-	small, large := allocs(manyOperations(100, 4)), allocs(manyOperations(20_000, 4))
-	if large > small {
-		t.Errorf("%v allocations for 20000 operations, %v for 100; want no growth", large, small)
-	}
-}
-
 // FuzzJUnit puts one string in every field of an operation: the output must
 // parse, and give the string back sanitized.
 func FuzzJUnit(f *testing.F) {

@@ -305,25 +305,6 @@ func TestAppendCodeSpan(t *testing.T) {
 	}
 }
 
-func TestMarkdownWriteError(t *testing.T) {
-	for _, n := range []int{0, 200, len(printReport(t, "markdown", Options{}, fourOperations())) - 1} {
-		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			p, err := New("markdown", Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := &failWriter{n: n}
-			err = p.Print(w, fourOperations())
-			if !errors.Is(err, errDiskFull) || !strings.Contains(err.Error(), "markdown") {
-				t.Fatalf("Print = %v; want an error naming markdown and wrapping %v", err, errDiskFull)
-			}
-			if w.afterFails > 0 {
-				t.Errorf("%d writes after the failed one; want none", w.afterFails)
-			}
-		})
-	}
-}
-
 // FuzzMarkdown puts one string in the operation id and the reason: the
 // table must keep its shape and give the string back.
 func FuzzMarkdown(f *testing.F) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -278,9 +279,12 @@ func (w *failWriter) Write(p []byte) (int, error) {
 }
 
 // TestWriteError checks that every printer returns the writer's error,
-// whether the first write fails or one in the middle of a large report.
+// whether the first write fails or one in the middle of a large report,
+// and writes nothing after it. Operations fail the gate, so that JUnit
+// writes its failure elements too.
 func TestWriteError(t *testing.T) {
 	big := manyOperations(3000, 7) // several chunks and buffers
+	opts := Options{All: true, FailOn: specFailOn}
 	for _, format := range Formats {
 		for _, tc := range []struct {
 			name string
@@ -288,11 +292,11 @@ func TestWriteError(t *testing.T) {
 			n    int
 		}{
 			{"first write", fourOperations(), 0},
-			{"mid report", big, len(printReport(t, format, Options{All: true}, big)) / 2},
-			{"last bytes", fourOperations(), len(printReport(t, format, Options{All: true}, fourOperations())) - 1},
+			{"mid report", big, len(printReport(t, format, opts, big)) / 2},
+			{"last bytes", fourOperations(), len(printReport(t, format, opts, fourOperations())) - 1},
 		} {
 			t.Run(format+"/"+tc.name, func(t *testing.T) {
-				p, err := New(format, Options{All: true})
+				p, err := New(format, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -384,4 +388,35 @@ func manyOperations(n, unhealthyEvery int) *audit.Report {
 		ops[i] = syntheticOperation(i, label)
 	}
 	return reportOf(ops)
+}
+
+// TestStreams checks that the printers that stream add no allocation per
+// operation: a report on millions of operations prints in constant memory.
+func TestStreams(t *testing.T) {
+	for _, format := range []string{"json", "ndjson", "junit"} {
+		t.Run(format, func(t *testing.T) {
+			p, err := New(format, Options{FailOn: specFailOn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// What the report's iterator allocates to hand out operations
+			// is the audit's business; the printer must add nothing per
+			// operation.
+			allocs := func(rep *audit.Report) float64 {
+				iterate := testing.AllocsPerRun(5, func() {
+					_ = rep.Operations(func(*audit.Operation) error { return nil })
+				})
+				printing := testing.AllocsPerRun(5, func() {
+					if err := p.Print(io.Discard, rep); err != nil {
+						t.Fatal(err)
+					}
+				})
+				return printing - iterate
+			}
+			small, large := allocs(manyOperations(100, 4)), allocs(manyOperations(20_000, 4))
+			if large > small {
+				t.Errorf("%v allocations for 20000 operations, %v for 100; want no growth", large, small)
+			}
+		})
+	}
 }
