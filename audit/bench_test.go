@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -25,16 +26,47 @@ func BenchmarkAudit(b *testing.B) {
 				ObservedAt: Instant{Sec: when.Sec + 31}, HasObservedAt: true, Pos: Position{Line: 3*i + 2}},
 		)
 	}
+	b.SetBytes(ledgerBytes(b, recs)) // MB/s of the ledger the records were read from
 	b.ReportAllocs()
 	b.ReportMetric(float64(len(recs)), "records/op")
 	for b.Loop() {
 		a := New(nil)
-		for i := range recs {
-			a.Add(&recs[i])
-		}
+		a.AddBatch(recs)
 		rep := a.Report()
 		if rep.Summary.Labels[Healthy] != ops {
 			b.Fatalf("labels %v", rep.Summary.Labels)
 		}
 	}
+}
+
+// ledgerBytes is the size of recs written as ledger NDJSON lines.
+func ledgerBytes(b *testing.B, recs []Record) int64 {
+	type line struct {
+		Type           string `json:"type"`
+		OperationID    string `json:"operationId"`
+		AttemptID      string `json:"attemptId,omitempty"`
+		IdempotencyKey string `json:"idempotencyKey,omitempty"`
+		Scope          string `json:"scope,omitempty"`
+		PayloadHash    string `json:"payloadHash,omitempty"`
+		Result         string `json:"result,omitempty"`
+		EffectRef      string `json:"effectRef,omitempty"`
+		ObservedAt     string `json:"observedAt,omitempty"`
+	}
+	var n int64
+	for _, r := range recs {
+		l := line{OperationID: r.OperationID, AttemptID: r.AttemptID, IdempotencyKey: r.IdempotencyKey, Scope: r.Scope,
+			PayloadHash: r.PayloadHash, Result: r.Result, EffectRef: r.EffectRef, Type: "effect"}
+		if r.Type == Attempt {
+			l.Type = "attempt"
+		}
+		if r.HasObservedAt {
+			l.ObservedAt = r.ObservedAt.String()
+		}
+		data, err := json.Marshal(l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += int64(len(data)) + 1
+	}
+	return n
 }
