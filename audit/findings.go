@@ -58,14 +58,7 @@ var FindingCodes = []string{
 // why, naming the evidence; Merge only needs the codes.
 func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	a, op := v.op(ref)
-	var set findingSet
-	var out []Finding
-	raise := func(c findingCode, format string, args ...any) {
-		set |= 1 << c
-		if messages {
-			out = append(out, Finding{Code: FindingCodes[c], Message: fmt.Sprintf(format, args...)})
-		}
-	}
+	f := raised{messages: messages}
 
 	var attemptKeys []string
 	var seen distinct
@@ -75,89 +68,130 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		}
 	})
 	if len(attemptKeys) >= 2 {
-		raise(fKeyChurn, "attempts carry %d idempotency keys (%s): the provider cannot de-duplicate them",
-			len(attemptKeys), list(attemptKeys))
+		f.raise(fKeyChurn, func() string {
+			return fmt.Sprintf("attempts carry %d idempotency keys (%s): the provider cannot de-duplicate them",
+				len(attemptKeys), list(attemptKeys))
+		})
 	}
 	if a.attempts(op) >= 2 && op.keylessAttempts > 0 {
-		raise(fMissingKey, "%s of %s %s no idempotencyKey",
-			plural(int(op.keylessAttempts), "attempt record"), plural(a.attempts(op), "attempt"), carry(op.keylessAttempts))
+		f.raise(fMissingKey, func() string {
+			return fmt.Sprintf("%s of %s %s no idempotencyKey",
+				plural(int(op.keylessAttempts), "attempt record"), plural(a.attempts(op), "attempt"), carry(op.keylessAttempts))
+		})
 	}
 	if op.is(unhashed) {
-		u := a.unhashed[op.id]
-		raise(fMissingPayloadHash, "%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
-			plural(u.n, "attempt record"), carry(int32(u.n)), u.first.unpack().Line)
+		f.raise(fMissingPayloadHash, func() string {
+			u := a.unhashed[op.id]
+			return fmt.Sprintf("%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
+				plural(u.n, "attempt record"), carry(int32(u.n)), u.first.unpack().Line)
+		})
 	}
 	a.eachPair(op, func(p *opPair) {
-		if set.has(fSharedKey) {
+		if f.set.has(fSharedKey) {
 			return
 		}
 		if t := a.total(p.bind); t.ops >= 2 && t.hashes == 1 {
-			raise(fSharedKey, "key %s is carried by %d operations under one payload hash: one intent split into several identities",
-				a.describeKey(a.pairAt(p.bind)), t.ops)
+			f.raise(fSharedKey, func() string {
+				return fmt.Sprintf("key %s is carried by %d operations under one payload hash: one intent split into several identities",
+					a.describeKey(a.pairAt(p.bind)), t.ops)
+			})
 		}
 	})
 	if w, ok := v.sharedEffects[ref]; ok {
-		others := strings.Join(w.others, ", ")
-		if w.more > 0 {
-			others += fmt.Sprintf(" and %d more", w.more)
-		}
-		noun := "operation"
-		if len(w.others)+w.more > 1 {
-			noun = "operations"
-		}
-		raise(fSharedEffect, "effectRef %s is also observed under %s %s", w.ref, noun, others)
+		f.raise(fSharedEffect, func() string {
+			others := strings.Join(w.others, ", ")
+			if w.more > 0 {
+				others += fmt.Sprintf(" and %d more", w.more)
+			}
+			noun := "operation"
+			if len(w.others)+w.more > 1 {
+				noun = "operations"
+			}
+			return fmt.Sprintf("effectRef %s is also observed under %s %s", w.ref, noun, others)
+		})
 	}
 	if a.has(op, tFirstSuccess) && a.time(op, tLastNewAttempt) > a.time(op, tFirstSuccess) {
-		raise(fRetryAfterSuccess, "an attempt at %s comes after the success at %s",
-			a.time(op, tLastNewAttempt), a.time(op, tFirstSuccess))
+		f.raise(fRetryAfterSuccess, func() string {
+			return fmt.Sprintf("an attempt at %s comes after the success at %s",
+				a.time(op, tLastNewAttempt), a.time(op, tFirstSuccess))
+		})
 	}
 	if a.has(op, tFirstFinal) && a.time(op, tLastNewAttempt) > a.time(op, tFirstFinal) {
-		raise(fRetryAfterFinal, "an attempt at %s comes after a final result at %s",
-			a.time(op, tLastNewAttempt), a.time(op, tFirstFinal))
+		f.raise(fRetryAfterFinal, func() string {
+			return fmt.Sprintf("an attempt at %s comes after a final result at %s",
+				a.time(op, tLastNewAttempt), a.time(op, tFirstFinal))
+		})
 	}
 	if a.policy != nil {
 		a.eachPair(op, func(p *opPair) {
 			first, last := a.pairSpan(op, p)
-			if set.has(fRetryPastRetention) || first == noStamp || last == first {
+			if f.set.has(fRetryPastRetention) || first == noStamp || last == first {
 				return
 			}
 			b := a.pairAt(p.bind)
 			keep := a.policy.Retention(a.scope(b))
 			span := time.Duration(last - first) // negative if the difference overflowed
 			if keep > 0 && (span < 0 || span > keep) {
-				length := span.String()
-				if span < 0 {
-					length = "more than 292 years"
-				}
-				raise(fRetryPastRetention, "attempts under key %s span %s (%s to %s), beyond its %s retention",
-					a.describeKey(b), length, first, last, keep)
+				f.raise(fRetryPastRetention, func() string {
+					length := span.String()
+					if span < 0 {
+						length = "more than 292 years"
+					}
+					return fmt.Sprintf("attempts under key %s span %s (%s to %s), beyond its %s retention",
+						a.describeKey(b), length, first, last, keep)
+				})
 			}
 		})
 	}
 	if op.effectObs > 0 && op.attemptRecords == 0 {
-		raise(fOrphanEffect, "%s but no attempt records", plural(int(op.effectObs), "effect observation"))
+		f.raise(fOrphanEffect, func() string {
+			return fmt.Sprintf("%s but no attempt records", plural(int(op.effectObs), "effect observation"))
+		})
 	}
 	if a.has(op, tFirstEffect) && a.has(op, tFirstAttempt) && a.time(op, tFirstEffect) < a.time(op, tFirstAttempt) {
-		raise(fEffectBeforeAttempt, "an effect observed at %s precedes the first attempt at %s: clock skew or mis-attribution",
-			a.time(op, tFirstEffect), a.time(op, tFirstAttempt))
+		f.raise(fEffectBeforeAttempt, func() string {
+			return fmt.Sprintf("an effect observed at %s precedes the first attempt at %s: clock skew or mis-attribution",
+				a.time(op, tFirstEffect), a.time(op, tFirstAttempt))
+		})
 	}
 	if op.effectObs > 0 && op.absentObs > 0 {
-		raise(fContradictoryEvidence, "%s and %s",
-			plural(int(op.effectObs), "effect observation"), plural(int(op.absentObs), "absent observation"))
+		f.raise(fContradictoryEvidence, func() string {
+			return fmt.Sprintf("%s and %s",
+				plural(int(op.effectObs), "effect observation"), plural(int(op.absentObs), "absent observation"))
+		})
 	}
 	if reason, ok := sensitive.Check(a.st.str(op.id)); ok {
-		raise(fSensitiveIdentifier, "operationId looks like it carries sensitive data (%s)", reason)
+		f.raise(fSensitiveIdentifier, func() string {
+			return fmt.Sprintf("operationId looks like it carries sensitive data (%s)", reason)
+		})
 	} else {
 		a.eachPair(op, func(p *opPair) {
-			if set.has(fSensitiveIdentifier) {
+			if f.set.has(fSensitiveIdentifier) {
 				return
 			}
 			if reason, ok := sensitive.Check(a.key(a.pairAt(p.bind))); ok {
-				raise(fSensitiveIdentifier, "an idempotencyKey looks like it carries sensitive data (%s)", reason)
+				f.raise(fSensitiveIdentifier, func() string {
+					return fmt.Sprintf("an idempotencyKey looks like it carries sensitive data (%s)", reason)
+				})
 			}
 		})
 	}
-	return set, out
+	return f.set, f.out
+}
+
+// raised collects an operation's findings, and their messages when asked:
+// Merge needs only the codes, so a message is built only when wanted.
+type raised struct {
+	set      findingSet
+	out      []Finding
+	messages bool
+}
+
+func (r *raised) raise(c findingCode, message func() string) {
+	r.set |= 1 << c
+	if r.messages {
+		r.out = append(r.out, Finding{Code: FindingCodes[c], Message: message()})
+	}
 }
 
 // pairTotals unites the bindings of b's key pair across the parts (b is
