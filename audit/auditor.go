@@ -43,6 +43,7 @@ type Auditor struct {
 
 	extras   []extra                // what few operations have; see operation.extra
 	totals   map[int32]pairTotal    // by binding, set by Merge; see total
+	totaled  []uint64               // bitmap by binding: which have totals
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
 	wide     map[sref]*wideTimes    // by operation id; see times.go
 
@@ -94,8 +95,9 @@ type pairTotal struct {
 // the few that findings and labels look at; for any other pair the binding
 // is the total.
 func (a *Auditor) total(bi int32) pairTotal {
-	if t, ok := a.totals[bi]; ok {
-		return t
+	// Most pairs have no total: the bitmap spares them a map lookup.
+	if w := int(bi / 64); w < len(a.totaled) && a.totaled[w]&(1<<(bi%64)) != 0 {
+		return a.totals[bi]
 	}
 	b := a.pairAt(bi)
 	return pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}

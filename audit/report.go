@@ -491,8 +491,10 @@ func (v *view) totalPartPairs(a *Auditor) {
 		}
 		if a.totals == nil {
 			a.totals = map[int32]pairTotal{}
+			a.totaled = make([]uint64, (a.pairs.len()+63)/64)
 		}
 		a.totals[i] = t
+		a.totaled[i/64] |= 1 << (i % 64)
 	}
 }
 
