@@ -40,25 +40,69 @@ func Check(s string) (reason string, found bool) {
 	if len(s) < 6 {
 		return "", false
 	}
-	for _, detect := range detectors {
-		if reason := detect(s); reason != "" {
+	// Most identifiers hold none of what any detector starts from: one
+	// pass over s rules the detectors out, rather than one pass each.
+	cues := cuesOf(s)
+	for _, d := range detectors {
+		if cues&d.cue == 0 {
+			continue
+		}
+		if reason := d.detect(s); reason != "" {
 			return reason, true
 		}
 	}
 	return "", false
 }
 
+// A cue is something a detector cannot match without: a byte it needs, a
+// token starting with a byte a known prefix starts with, or the length of
+// the shortest random-looking token.
+type cue uint8
+
+const (
+	cueSpace  cue = 1 << iota // "PRIVATE KEY-----"
+	cueColon                  // "://"
+	cuePrefix                 // a token starting as some prefixRule does
+	cueDot                    // "header.payload."
+	cueEquals                 // "password="
+	cueAt                     // "@" or "%40"
+	cueLong                   // minTokenLen bytes at least
+)
+
 // detectors run in order, most specific first: "user:password@host" in a URL
 // is reported as credentials rather than as an e-mail address, and a token
-// with a known prefix by its provider rather than as high entropy.
-var detectors = []func(string) string{
-	privateKey,
-	urlCredentials,
-	knownPrefix,
-	jwt,
-	assignment,
-	email,
-	highEntropy,
+// with a known prefix by its provider rather than as high entropy. Each
+// runs only on strings that have its cue.
+var detectors = []struct {
+	cue    cue
+	detect func(string) string
+}{
+	{cueSpace, privateKey},
+	{cueColon, urlCredentials},
+	{cuePrefix, knownPrefix},
+	{cueDot, jwt},
+	{cueEquals, assignment},
+	{cueAt, email},
+	{cueLong, highEntropy},
+}
+
+// byteCues holds the cue of each byte that is one.
+var byteCues = [256]cue{' ': cueSpace, ':': cueColon, '.': cueDot, '=': cueEquals, '@': cueAt, '%': cueAt}
+
+// cuesOf returns the cues s has.
+func cuesOf(s string) cue {
+	var cues cue
+	if len(s) >= minTokenLen {
+		cues |= cueLong
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		cues |= byteCues[c]
+		if len(rulesByFirstByte[c]) > 0 && startsToken(s, i) {
+			cues |= cuePrefix
+		}
+	}
+	return cues
 }
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }

@@ -1,6 +1,7 @@
 package sensitive
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -167,6 +168,9 @@ func FuzzCheck(f *testing.F) {
 		if found != (reason != "") {
 			t.Fatalf("Check(%q) = %q, %v: a reason exactly when found", s, reason, found)
 		}
+		if want := checkEvery(s); reason != want {
+			t.Fatalf("Check(%q) = %q, but every detector run in turn finds %q", s, reason, want)
+		}
 		if !found {
 			return
 		}
@@ -177,6 +181,60 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("Check(%q) = %q, but nothing once embedded between words", s, reason)
 		}
 	})
+}
+
+// checkEvery is Check without cues: every detector runs, in order.
+func checkEvery(s string) string {
+	if len(s) < 6 {
+		return ""
+	}
+	for _, d := range detectors {
+		if reason := d.detect(s); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// TestCuesRuleOutNothing checks that a detector Check skips for want of its
+// cue would have found nothing: on strings pieced together from what the
+// detectors look for, Check agrees with running every detector.
+func TestCuesRuleOutNothing(t *testing.T) {
+	pieces := []string{
+		"-", "_", ".", ":", "=", "@", "%40", "%", "/", " ", "://", "user:pw@", "eyJ", "eyJhbGciOiJIUzI1NiJ9",
+		"PRIVATE KEY-----", "password", "api_key", "example", ".com", "op", "7f3c9a2e", "AKIA", "ASIA",
+		"ABCDEFGHIJKLMNOP", tok(8), tok(24), tok(33), "sk_live_", "xoxb-", "ghp_", "github_pat_", "npm_", "AIza",
+		"glpat-", "whsec_", "sk-ant-", "0123456789", "ü",
+	}
+	for _, s := range benchIDs {
+		if got, want := reasonOf(s), checkEvery(s); got != want {
+			t.Errorf("Check(%q) = %q, every detector: %q", s, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	found := 0
+	for range 200_000 {
+		var b strings.Builder
+		for range 1 + r.IntN(8) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		got, want := reasonOf(s), checkEvery(s)
+		if got != want {
+			t.Fatalf("Check(%q) = %q, but every detector run in turn finds %q", s, got, want)
+		}
+		if got != "" {
+			found++
+		}
+	}
+	if found < 10_000 {
+		t.Fatalf("only %d of the generated strings were flagged: the test would miss a wrong cue", found)
+	}
+}
+
+func reasonOf(s string) string {
+	reason, _ := Check(s)
+	return reason
 }
 
 var benchIDs = []string{
@@ -198,6 +256,17 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, s := range benchIDs {
+			Check(s)
+		}
+	}
+}
+
+// BenchmarkCheckLedgerIDs checks ids shaped as most ledgers' are, with
+// nothing for any detector to start from.
+func BenchmarkCheckLedgerIDs(b *testing.B) {
+	ids := []string{"op-7e4c676e-0000483", "idem-910a782379dc7c22", "att-fcaec3c1a086", "ticket-481:create-task:v1"}
+	for b.Loop() {
+		for _, s := range ids {
 			Check(s)
 		}
 	}
