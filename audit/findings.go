@@ -60,13 +60,23 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	a, op := v.op(ref)
 	f := raised{messages: messages}
 
+	// Churn needs two pairs with attempts, and most operations have one
+	// pair: only then are the keys read and compared.
 	var attemptKeys []string
-	var seen distinct
+	attemptPairs := 0
 	a.eachPair(op, func(p *opPair) {
 		if p.attempts > 0 {
-			attemptKeys = seen.append(attemptKeys, a.key(a.pairAt(p.bind)))
+			attemptPairs++
 		}
 	})
+	if attemptPairs >= 2 {
+		var seen distinct
+		a.eachPair(op, func(p *opPair) {
+			if p.attempts > 0 {
+				attemptKeys = seen.append(attemptKeys, a.key(a.pairAt(p.bind)))
+			}
+		})
+	}
 	if len(attemptKeys) >= 2 {
 		f.raise(fKeyChurn, func() string {
 			return fmt.Sprintf("attempts carry %d idempotency keys (%s): the provider cannot de-duplicate them",
