@@ -21,8 +21,8 @@ type table struct {
 const maxLoad = 7
 
 // newTable returns a table that holds n values before it grows. Its size
-// is not a power of two: a slot's home is the hash scaled to the size, so
-// the table can grow by a quarter at a time, and never holds more than a
+// is not a power of two: a slot's home is the hash scaled to the size, so a
+// large table can grow by a quarter at a time, and never holds more than a
 // quarter more slots than its fill needs.
 func newTable(n int) table {
 	return table{slots: hugemem.Block[uint64](max(8, n*8/maxLoad+1))}
@@ -74,9 +74,18 @@ func (t *table) place(s uint64) {
 	t.slots[i] = s
 }
 
+// doubleBelow is the size, in slots, below which a table doubles as it
+// grows: growing a quarter at a time rehashes every value about four times
+// over, worth it for the memory it saves only once a table is large.
+const doubleBelow = 1 << 20 // 8 MiB
+
 func (t *table) grow() {
 	old := t.slots
-	t.slots = hugemem.Block[uint64](max(8, len(old)+len(old)/4))
+	size := len(old) + len(old)/4
+	if len(old) < doubleBelow {
+		size = 2 * len(old)
+	}
+	t.slots = hugemem.Block[uint64](max(8, size))
 	for _, s := range old {
 		if s != 0 {
 			t.place(s)
