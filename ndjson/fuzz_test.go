@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -110,6 +111,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var p Parser
 		got, err := p.Parse(line)
+		checkSameAsGeneral(t, line, got, err)
 		if want := oracle(line); (err == nil) != want {
 			t.Fatalf("Parse(%q) = %v; the oracle says valid = %v", line, err, want)
 		}
@@ -349,5 +351,49 @@ func TestParseRandomObjects(t *testing.T) {
 	t.Logf("%d accepted, %d rejected", accepted, rejected)
 	if accepted < 100 || rejected < 100 {
 		t.Errorf("%d accepted, %d rejected: the generator does not exercise both", accepted, rejected)
+	}
+}
+
+// checkSameAsGeneral checks that Parse, which takes a shortcut on flat
+// objects, gives line the members or the error that the general parser
+// alone gives it.
+func checkSameAsGeneral(t *testing.T, line []byte, got []Member, err error) {
+	t.Helper()
+	var general Parser
+	want, wantErr := general.parse(line)
+	if wantErr != nil {
+		wantErr = utf8First(line, wantErr)
+	}
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("Parse(%q): error %v; the general parser: %v", line, err, wantErr)
+	}
+	if diff := cmp.Diff(members(want), members(got)); diff != "" {
+		t.Fatalf("Parse(%q) members (-general +Parse):\n%s", line, diff)
+	}
+}
+
+// TestParseSameAsGeneral holds Parse to the general parser on lines around
+// the edges of its shortcut for flat objects.
+func TestParseSameAsGeneral(t *testing.T) {
+	lines := []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a":1}x`, `{"a":1}}`, `{"a":1} `, "\t{\"a\" : \"b\" }\r",
+		`{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `{"\u0061":1,"a":2}`, `{"a":"\u00e9"}`, `{"a":"é"}`, "{\"a\":\"\xff\"}",
+		`{"a":tru}`, `{"a":nul}`, `{"a":-}`, `{"a":01}`, `{"a":1.}`, `{"a":1e}`, `{"a":.5}`, `{"a":+1}`, `{"a"}`, `{"a":}`, `{a:1}`,
+		`{"a":{}}`, `{"a":[]}`, `{"a":{"b":1},"c":2}`, `{"a":[1,{"b":2}],"a":3}`, `{"a":1,"b":{"a":1,"a":2}}`,
+		`{"a":{"b":1},"a":2}`, `{"a":{"b":1}`, `{"a":[1,]}`, `[1]`, `"a"`, `1`, ``, ` `,
+		`{"a":1,"b":"` + strings.Repeat("x", 100) + `","c":null,"d":true,"e":false,"f":-1.5e+3}`,
+	}
+	many := "{"
+	for i := range linearNames + 2 {
+		if i > 0 {
+			many += ","
+		}
+		many += fmt.Sprintf(`"m%d":%d`, i, i)
+		lines = append(lines, many+"}", many+`,"m0":0}`, many+`,"n":{"x":1}}`, many+`,"n":{"x":1},"m1":1}`)
+	}
+	for _, line := range lines {
+		var p Parser
+		got, err := p.Parse([]byte(line))
+		checkSameAsGeneral(t, []byte(line), got, err)
 	}
 }

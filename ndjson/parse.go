@@ -131,7 +131,10 @@ const linearNames = 16
 // depend on which of its faults comes first. A line that is valid JSON but not
 // an object gets ErrNotObject naming the kind of value it holds.
 func (p *Parser) Parse(line []byte) ([]Member, error) {
-	members, err := p.parse(line)
+	members, err, ok := p.flat(line)
+	if !ok {
+		members, err = p.parse(line)
+	}
 	if err != nil {
 		return nil, utf8First(line, err)
 	}
@@ -167,10 +170,17 @@ func (p *Parser) parse(line []byte) ([]Member, error) {
 	if i == n {
 		return nil, &ParseError{Column: i + 1, Err: fmt.Errorf("%w: no value on the line", ErrSyntax)}
 	}
-	top := i
+	return p.values(line, i, i, false)
+}
+
+// values reads values from line[i] on, to the end of the line. top is where
+// the line's value starts. With inMember, the value at i is the top-level
+// member's last in p.members, which has its name only; the parser's state
+// is what it would be had it read the line up to i.
+func (p *Parser) values(line []byte, i, top int, inMember bool) ([]Member, error) {
+	n := len(line)
 	var (
-		inMember bool // a top-level member's value is being read
-		mstart   int  // where that value starts
+		mstart   = i  // where the top-level member's value starts
 		mescaped bool // that value is a string with escapes
 		err      error
 	)
@@ -288,6 +298,107 @@ func (p *Parser) parse(line []byte) ([]Member, error) {
 			}
 		}
 	}
+}
+
+// flat is parse for the shape nearly every ledger line has: an object whose
+// names are free of escapes and few enough to check for duplicates by
+// scanning. It reads members without the bookkeeping nesting needs, and
+// hands a nested value over to values in the state parse would have
+// reached. It reports false, having decided nothing, at the first thing
+// out of the ordinary, valid or not: parse then reads the line from the
+// start, so that errors are found and worded in one place.
+func (p *Parser) flat(line []byte) (members []Member, err error, ok bool) {
+	members = p.members[:0]
+	n := len(line)
+	top := skipSpace(line, 0)
+	if top >= n || line[top] != '{' {
+		return nil, nil, false
+	}
+	for i := top; ; {
+		// A member: its name...
+		i = skipSpace(line, i+1)
+		if i >= n || line[i] != '"' || len(members) == linearNames {
+			return nil, nil, false
+		}
+		end, escaped, err := scanString(line, i)
+		if err != nil || escaped {
+			return nil, nil, false
+		}
+		name := line[i+1 : end-1 : end-1]
+		for k := range members {
+			if string(members[k].Name) == string(name) {
+				return nil, nil, false
+			}
+		}
+		i = skipSpace(line, end)
+		if i >= n || line[i] != ':' {
+			return nil, nil, false
+		}
+		// ...and its value.
+		i = skipSpace(line, i+1)
+		if i >= n {
+			return nil, nil, false
+		}
+		start := i
+		var kind Kind
+		switch c := line[i]; c {
+		case '"':
+			kind = String
+			i, escaped, err = scanString(line, i)
+		case 't':
+			kind = True
+			i, err = literal(line, i, "true")
+		case 'f':
+			kind = False
+			i, err = literal(line, i, "false")
+		case 'n':
+			kind = Null
+			i, err = literal(line, i, "null")
+		case '{', '[':
+			return p.resume(line, top, i, append(members, Member{Name: name}))
+		default:
+			if c != '-' && !isDigit(c) {
+				return nil, nil, false
+			}
+			kind = Number
+			i, err = number(line, i)
+		}
+		if err != nil {
+			return nil, nil, false
+		}
+		members = append(members, Member{Name: name, Value: line[start:i:i], Kind: kind, Escaped: kind == String && escaped})
+		i = skipSpace(line, i)
+		if i >= n {
+			return nil, nil, false
+		}
+		switch line[i] {
+		case ',':
+			continue
+		case '}':
+			if skipSpace(line, i+1) != n {
+				return nil, nil, false
+			}
+			p.members = members
+			return members, nil, true
+		}
+		return nil, nil, false
+	}
+}
+
+// resume hands a line over from flat to values at i, the start of a nested
+// value of the last of members, giving the parser the state parse would
+// have there: one open object, whose names are the members'.
+func (p *Parser) resume(line []byte, top, i int, members []Member) ([]Member, error, bool) {
+	p.members = members
+	p.stack = append(p.stack[:0], frame{object: true})
+	p.names = p.names[:0]
+	for _, m := range members {
+		p.names = append(p.names, m.Name)
+	}
+	p.buf = p.buf[:0]
+	p.table = p.table[:0]
+	members, err := p.values(line, i, top, true)
+	return members, err, true
 }
 
 // pop closes the innermost object, forgetting its names.
