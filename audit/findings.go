@@ -249,7 +249,8 @@ type sharedWith struct {
 // Most effectRefs are observed under one operation. A first pass marks each
 // effect's fingerprint in a bitmap, and in a second bitmap if it was marked
 // already; only effects marked in the second become entries to sort: a few
-// percent of them, and sixteen bits of bitmaps an effect.
+// percent of them. That takes sixteen bits of bitmaps an effect, and four
+// bytes while it runs.
 func (v *view) findSharedEffects() map[opRef]sharedWith {
 	type entry struct {
 		h      uint64
@@ -258,36 +259,48 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	}
 	name := func(e *entry) string { return v.parts[e.ref.part].st.str(e.effect) }
 	effects := 0
-	for _, a := range v.parts {
+	marks := make([][]uint32, len(v.parts))
+	for pi, a := range v.parts {
+		n := 0
 		for i := range a.ops.len() {
-			effects += a.st.len(a.opAt(i).effects)
+			n += a.st.len(a.opAt(i).effects)
 		}
+		marks[pi] = make([]uint32, 0, n)
+		effects += n
 	}
-	bits := uint64(64 * (effects/8 + 1)) // 8 bits an effect, in each bitmap
+	// 8 bits an effect in each bitmap, up to bit numbers of 32 bits.
+	bits := min(uint64(64*(effects/8+1)), 1<<32)
 	once := make([]atomic.Uint64, bits/64)
 	twice := make([]atomic.Uint64, bits/64)
-	bit := func(h uint64) (word int, mask uint64) { b := h % bits; return int(b / 64), 1 << (b % 64) }
-	// each calls fn for every effect of part a's operations.
-	each := func(a *Auditor, fn func(i int, r sref, h uint64)) {
+	// The first pass keeps each effect's bit number, in the order the
+	// second pass goes through them, so that only effects marked twice are
+	// read again: an effect's bytes are a cache miss away.
+	v.eachPart(func(pi int, a *Auditor) {
 		for i := range a.ops.len() {
-			a.st.each(a.opAt(i).effects, func(r sref) { fn(i, r, xxhash.Sum64String(a.st.str(r))) })
+			a.st.each(a.opAt(i).effects, func(r sref) {
+				b := xxhash.Sum64String(a.st.str(r)) % bits
+				w, m := b/64, uint64(1)<<(b%64)
+				if once[w].Or(m)&m != 0 {
+					twice[w].Or(m)
+				}
+				marks[pi] = append(marks[pi], uint32(b))
+			})
 		}
-	}
-	v.eachPart(func(_ int, a *Auditor) {
-		each(a, func(_ int, _ sref, h uint64) {
-			w, m := bit(h)
-			if once[w].Or(m)&m != 0 {
-				twice[w].Or(m)
-			}
-		})
 	})
 	lists := make([][]entry, len(v.parts))
 	v.eachPart(func(pi int, a *Auditor) {
-		each(a, func(i int, r sref, h uint64) {
-			if w, m := bit(h); twice[w].Load()&m != 0 {
-				lists[pi] = append(lists[pi], entry{h, opRef{part: uint16(pi), index: int32(i)}, r})
-			}
-		})
+		k := 0
+		for i := range a.ops.len() {
+			a.st.each(a.opAt(i).effects, func(r sref) {
+				b := marks[pi][k]
+				k++
+				if twice[b/64].Load()&(1<<(b%64)) != 0 {
+					h := xxhash.Sum64String(a.st.str(r))
+					lists[pi] = append(lists[pi], entry{h, opRef{part: uint16(pi), index: int32(i)}, r})
+				}
+			})
+		}
+		marks[pi] = nil
 	})
 	entries := slices.Concat(lists...)
 	slices.SortFunc(entries, func(x, y entry) int {
