@@ -260,11 +260,18 @@ func (e *encoder) newline(depth int) {
 	if !e.indent {
 		return
 	}
+	if 2*depth < len(indentation) {
+		e.buf = append(e.buf, indentation[:1+2*depth]...)
+		return
+	}
 	e.buf = append(e.buf, '\n')
 	for range depth {
 		e.buf = append(e.buf, ' ', ' ')
 	}
 }
+
+// indentation starts the lines of the first few levels, in one append.
+const indentation = "\n                                "
 
 func (e *encoder) openObject()  { e.openContainer('{') }
 func (e *encoder) closeObject() { e.closeContainer('}') }

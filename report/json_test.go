@@ -439,3 +439,15 @@ func TestAppendStringEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestNewline checks indentation at every depth, within the precomputed
+// indentation and past it.
+func TestNewline(t *testing.T) {
+	for depth := range len(indentation) {
+		e := &encoder{indent: true}
+		e.newline(depth)
+		if want := "\n" + strings.Repeat("  ", depth); string(e.buf) != want {
+			t.Errorf("newline(%d) = %q, want %q", depth, e.buf, want)
+		}
+	}
+}
