@@ -3,9 +3,12 @@ package audit
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -88,5 +91,51 @@ func TestLongOperationsSplitBatches(t *testing.T) {
 	}
 	if diff := cmp.Diff(one, render(3)); diff != "" {
 		t.Errorf("operations differ with 3 goroutines (-1 +3):\n%.2000s", diff)
+	}
+}
+
+// TestTextStamp checks stamps written in full and within the minute of the
+// one before against time's RFC 3339 formatter, on runs of stamps close
+// together and far apart, before and after 1970, whole and fractional.
+func TestTextStamp(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var tx text
+	const maxSec = math.MaxInt64/int64(1e9) - 1
+	sec := int64(0)
+	for k := range 200_000 {
+		switch r.IntN(4) {
+		case 0:
+			sec = r.Int64N(2*maxSec) - maxSec // anywhere
+		case 1:
+			sec += r.Int64N(120) - 60 // nearby, maybe another minute
+		default:
+			sec += r.Int64N(3) // mostly the same minute
+		}
+		sec = max(min(sec, maxSec), -maxSec)
+		nsec := int32(r.IntN(1e9))
+		switch r.IntN(4) {
+		case 0:
+			nsec = 0
+		case 1:
+			nsec = nsec / 1e6 * 1e6
+		case 2:
+			nsec = []int32{1, 10, 100_000_000, 120_000_000, 999_999_999}[r.IntN(5)]
+		}
+		if k == 0 {
+			sec, nsec = -61, 5 // a negative minute first
+		}
+		s, ok := stampOf(Instant{Sec: sec, Nsec: nsec})
+		if !ok {
+			t.Fatalf("stampOf(%d, %d) failed", sec, nsec)
+		}
+		start := len(tx.b)
+		tx.stamp(s)
+		want := time.Unix(sec, int64(nsec)).UTC().Format(time.RFC3339Nano)
+		if got := string(tx.b[start:]); got != want {
+			t.Fatalf("stamp %d: wrote %q, want %q", k, got, want)
+		}
+		if len(tx.b) > 1<<20 {
+			tx.b = tx.b[:0]
+		}
 	}
 }
