@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -114,11 +116,10 @@ func (t *text) list(values []string) {
 func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 	a, op := v.op(ref)
 	l := op.label.name()
-	results, refs, keys, hashes, findings := o.Results, o.EffectRefs[:0], o.IdempotencyKeys[:0], o.PayloadHashes[:0], o.Findings[:0]
-	if results == nil { // a fresh Operation: lists are [] in JSON, never null
-		results, refs, keys, hashes, findings = map[string]int{}, []string{}, []string{}, []string{}, []Finding{}
+	results, refs, keys, hashes, findings := o.Results[:0], o.EffectRefs[:0], o.IdempotencyKeys[:0], o.PayloadHashes[:0], o.Findings[:0]
+	if refs == nil { // a fresh Operation: lists are [] in JSON, never null
+		results, refs, keys, hashes, findings = Results{}, []string{}, []string{}, []string{}, []Finding{}
 	}
-	clear(results)
 	*o = Operation{
 		OperationID:        a.st.str(op.id),
 		Label:              l,
@@ -137,7 +138,12 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 		t.b = appendExpandedHash(t.b, a.st.str(r))
 		o.PayloadHashes = append(o.PayloadHashes, t.since(start))
 	})
-	a.eachResult(op, func(code uint32, n int) { o.Results[a.results[code].name] = n })
+	a.eachResult(op, func(code uint32, n int) {
+		o.Results = append(o.Results, ResultCount{Result: a.results[code].name, Attempts: n})
+	})
+	if len(o.Results) > 1 {
+		slices.SortFunc(o.Results, func(x, y ResultCount) int { return strings.Compare(x.Result, y.Result) })
+	}
 	var seen distinct
 	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
 	if a.has(op, tFirstSeen) {

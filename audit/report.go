@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"bytes"
+	"encoding/json"
 	"runtime"
 	"slices"
 	"strings"
@@ -80,22 +82,74 @@ type Summary struct {
 	Resolved []string `json:"resolved,omitempty"`
 }
 
+// Results counts an operation's attempts by result, in order of the
+// results' names. JSON has it as an object, {"success":1,"timeout":2}: a
+// slice rather than a map because the report renders millions of them.
+type Results []ResultCount
+
+// ResultCount is how many attempts had one result.
+type ResultCount struct {
+	Result   string
+	Attempts int
+}
+
+// Count returns the attempts whose result is name.
+func (r Results) Count(name string) int {
+	for _, c := range r {
+		if c.Result == name {
+			return c.Attempts
+		}
+	}
+	return 0
+}
+
+// MarshalJSON writes r as a JSON object, as encoding/json writes a map of
+// the same counts. It leaves <, > and & alone: the encoder it is called
+// from escapes them, or not, as it was told.
+func (r Results) MarshalJSON() ([]byte, error) {
+	m := make(map[string]int, len(r))
+	for _, c := range r {
+		m[c.Result] = c.Attempts
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads the object MarshalJSON writes.
+func (r *Results) UnmarshalJSON(b []byte) error {
+	var m map[string]int
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*r = make(Results, 0, len(m))
+	for name, n := range m {
+		*r = append(*r, ResultCount{Result: name, Attempts: n})
+	}
+	slices.SortFunc(*r, func(x, y ResultCount) int { return strings.Compare(x.Result, y.Result) })
+	return nil
+}
+
 // Operation is the report on one operation.
 type Operation struct {
-	OperationID        string         `json:"operationId"`
-	Label              Label          `json:"label"`
-	Reason             string         `json:"reason"`
-	NextAction         string         `json:"nextAction"`
-	Attempts           int            `json:"attempts"`
-	Results            map[string]int `json:"results"`
-	EffectObservations int            `json:"effectObservations"`
-	DistinctEffects    int            `json:"distinctEffects"`
-	EffectRefs         []string       `json:"effectRefs"`
-	IdempotencyKeys    []string       `json:"idempotencyKeys"`
-	PayloadHashes      []string       `json:"payloadHashes"`
-	FirstObservedAt    *string        `json:"firstObservedAt"`
-	LastObservedAt     *string        `json:"lastObservedAt"`
-	Findings           []Finding      `json:"findings"`
+	OperationID        string    `json:"operationId"`
+	Label              Label     `json:"label"`
+	Reason             string    `json:"reason"`
+	NextAction         string    `json:"nextAction"`
+	Attempts           int       `json:"attempts"`
+	Results            Results   `json:"results"`
+	EffectObservations int       `json:"effectObservations"`
+	DistinctEffects    int       `json:"distinctEffects"`
+	EffectRefs         []string  `json:"effectRefs"`
+	IdempotencyKeys    []string  `json:"idempotencyKeys"`
+	PayloadHashes      []string  `json:"payloadHashes"`
+	FirstObservedAt    *string   `json:"firstObservedAt"`
+	LastObservedAt     *string   `json:"lastObservedAt"`
+	Findings           []Finding `json:"findings"`
 	// Baseline is, with --baseline, "new", "unchanged" or "resolved".
 	Baseline string `json:"baseline,omitempty"`
 
@@ -334,9 +388,9 @@ func (o *Operation) Clone() Operation {
 	c.OperationID = strings.Clone(o.OperationID)
 	c.Reason = strings.Clone(o.Reason)
 	if o.Results != nil {
-		c.Results = make(map[string]int, len(o.Results))
-		for k, n := range o.Results {
-			c.Results[strings.Clone(k)] = n
+		c.Results = make(Results, len(o.Results))
+		for i, r := range o.Results {
+			c.Results[i] = ResultCount{Result: strings.Clone(r.Result), Attempts: r.Attempts}
 		}
 	}
 	c.EffectRefs = cloneStrings(o.EffectRefs)

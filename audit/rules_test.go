@@ -391,14 +391,14 @@ func TestReportShape(t *testing.T) {
 	wantOps := []Operation{
 		{
 			OperationID: "op-1", Label: Healthy, Reason: "1 effect observation resolves to 1 effectRef: r1",
-			NextAction: Healthy.NextAction(), Attempts: 2, Results: map[string]int{"timeout": 1, "success": 1},
+			NextAction: Healthy.NextAction(), Attempts: 2, Results: Results{{"success", 1}, {"timeout", 1}},
 			EffectObservations: 1, DistinctEffects: 1, EffectRefs: []string{"r1"},
 			IdempotencyKeys: []string{"k"}, PayloadHashes: []string{"h"},
 			FirstObservedAt: &first, LastObservedAt: &last, Findings: []Finding{}, First: Position{Line: 1},
 		},
 		{
 			OperationID: "op-2", Label: Uncertain, Reason: "1 attempt, no effect observation and no proof of absence",
-			NextAction: Uncertain.NextAction(), Attempts: 1, Results: map[string]int{},
+			NextAction: Uncertain.NextAction(), Attempts: 1, Results: Results{},
 			EffectRefs: []string{}, IdempotencyKeys: []string{}, PayloadHashes: []string{},
 			Findings: []Finding{}, First: Position{Line: 4},
 		},
@@ -428,7 +428,7 @@ func TestManyResults(t *testing.T) {
 	}
 	last := Record{Type: Attempt, OperationID: "o", AttemptID: "x", Result: "success", Pos: Position{Line: n + 1}}
 	a.Add(&last)
-	got := a.Report().OperationList()[0].Results
+	got := resultMap(t, a.Report().OperationList()[0].Results)
 	if len(got) != n+1 || got["success"] != 1 || got["r69999"] != 1 {
 		t.Errorf("%d distinct results, success %d; want %d and 1", len(got), got["success"], n+1)
 	}
@@ -534,7 +534,7 @@ func testResultCounts(t *testing.T, highCodes bool, results func(add func(string
 		if o.OperationID != "o" {
 			continue
 		}
-		if diff := cmp.Diff(want, o.Results); diff != "" {
+		if diff := cmp.Diff(want, resultMap(t, o.Results)); diff != "" {
 			t.Errorf("results (-want +got):\n%s", diff)
 		}
 		got = append(got, o.Reason)
@@ -579,4 +579,21 @@ func TestMergedAuditorIsFinal(t *testing.T) {
 			misuse(a)
 		})
 	}
+}
+
+// resultMap returns r as a map, checking that r is in order of result names
+// with each name once, and that Count agrees.
+func resultMap(t *testing.T, r Results) map[string]int {
+	t.Helper()
+	m := make(map[string]int, len(r))
+	for i, c := range r {
+		if i > 0 && r[i-1].Result >= c.Result {
+			t.Errorf("results out of order: %q before %q", r[i-1].Result, c.Result)
+		}
+		m[c.Result] = c.Attempts
+		if n := r.Count(c.Result); n != c.Attempts {
+			t.Errorf("Count(%q) = %d, want %d", c.Result, n, c.Attempts)
+		}
+	}
+	return m
 }

@@ -150,7 +150,12 @@ func (e *encoder) operation(op *audit.Operation) {
 	e.key("attempts")
 	e.int(op.Attempts)
 	e.key("results")
-	countMap(e, op.Results)
+	e.openObject()
+	for _, r := range op.Results {
+		e.stringKey(r.Result)
+		e.int(r.Attempts)
+	}
+	e.closeObject()
 	e.key("effectObservations")
 	e.int(op.EffectObservations)
 	e.key("distinctEffects")

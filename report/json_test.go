@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -67,7 +69,7 @@ func hostile() *audit.Report {
 		op := syntheticOperation(i, audit.Labels[i%len(audit.Labels)])
 		op.OperationID = s
 		op.Reason = "reason: " + s
-		op.Results = map[string]int{s: 1, s + "2": 2, "timeout": 3}
+		op.Results = resultsOf(map[string]int{s: 1, s + "2": 2, "timeout": 3})
 		op.EffectRefs = []string{s, "ref"}
 		op.IdempotencyKeys = []string{s}
 		op.PayloadHashes = []string{"sha256:" + s}
@@ -353,10 +355,10 @@ func valid(rep *document) *document {
 	for i, op := range rep.Operations {
 		op.OperationID, op.Reason, op.NextAction = fix(op.OperationID), fix(op.Reason), fix(op.NextAction)
 		results := make(map[string]int, len(op.Results))
-		for k, n := range op.Results {
-			results[fix(k)] += n
+		for _, r := range op.Results {
+			results[fix(r.Result)] += r.Attempts
 		}
-		op.Results = results
+		op.Results = resultsOf(results)
 		op.EffectRefs, op.IdempotencyKeys, op.PayloadHashes = fixAll(op.EffectRefs), fixAll(op.IdempotencyKeys), fixAll(op.PayloadHashes)
 		if op.FirstObservedAt != nil {
 			op.FirstObservedAt = ptr(fix(*op.FirstObservedAt))
@@ -450,4 +452,13 @@ func TestNewline(t *testing.T) {
 			t.Errorf("newline(%d) = %q, want %q", depth, e.buf, want)
 		}
 	}
+}
+
+// resultsOf returns the counts of m in order of result names.
+func resultsOf(m map[string]int) audit.Results {
+	r := audit.Results{}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		r = append(r, audit.ResultCount{Result: name, Attempts: m[name]})
+	}
+	return r
 }

@@ -75,7 +75,7 @@ func fourOperations() *audit.Report {
 				Reason:             "2 effect observations resolve to 1 effectRef: ticket-908",
 				NextAction:         audit.Healthy.NextAction(),
 				Attempts:           2,
-				Results:            map[string]int{"timeout": 1, "success": 1},
+				Results:            audit.Results{{Result: "success", Attempts: 1}, {Result: "timeout", Attempts: 1}},
 				EffectObservations: 2,
 				DistinctEffects:    1,
 				EffectRefs:         []string{"ticket-908"},
@@ -92,7 +92,7 @@ func fourOperations() *audit.Report {
 				Reason:             "2 effect observations resolve to 2 effectRefs: delivery-a, delivery-b",
 				NextAction:         audit.Duplicate.NextAction(),
 				Attempts:           2,
-				Results:            map[string]int{"timeout": 1, "success": 1},
+				Results:            audit.Results{{Result: "success", Attempts: 1}, {Result: "timeout", Attempts: 1}},
 				EffectObservations: 2,
 				DistinctEffects:    2,
 				EffectRefs:         []string{"delivery-a", "delivery-b"},
@@ -111,7 +111,7 @@ func fourOperations() *audit.Report {
 					"sha256:12a711ee1626190bba8ad2855972e34519839797de88d7db63387837e5662ed8",
 				NextAction:         audit.KeyConflict.NextAction(),
 				Attempts:           2,
-				Results:            map[string]int{"timeout": 2},
+				Results:            audit.Results{{Result: "timeout", Attempts: 2}},
 				EffectObservations: 0,
 				DistinctEffects:    0,
 				EffectRefs:         []string{},
@@ -131,7 +131,7 @@ func fourOperations() *audit.Report {
 				Reason:             "2 attempts (timeout ×2), no effect observation and no proof of absence",
 				NextAction:         audit.Uncertain.NextAction(),
 				Attempts:           2,
-				Results:            map[string]int{"timeout": 2},
+				Results:            audit.Results{{Result: "timeout", Attempts: 2}},
 				EffectObservations: 0,
 				DistinctEffects:    0,
 				EffectRefs:         []string{},
@@ -342,7 +342,7 @@ func syntheticOperation(i int, label audit.Label) audit.Operation {
 		Label:           label,
 		NextAction:      label.NextAction(),
 		Attempts:        2,
-		Results:         map[string]int{"timeout": 1, "success": 1},
+		Results:         audit.Results{{Result: "success", Attempts: 1}, {Result: "timeout", Attempts: 1}},
 		EffectRefs:      []string{},
 		IdempotencyKeys: []string{id + ":create:v1"},
 		PayloadHashes:   []string{hash},
@@ -366,7 +366,7 @@ func syntheticOperation(i int, label audit.Label) audit.Operation {
 	case audit.Absent:
 		op.Reason = "absent observed at 2026-11-29T09:05:00Z, at or after all 2 attempts (last at 2026-11-29T09:01:00Z)"
 	default:
-		op.Results = map[string]int{"timeout": 2}
+		op.Results = audit.Results{{Result: "timeout", Attempts: 2}}
 		op.IdempotencyKeys = []string{}
 		op.FirstObservedAt, op.LastObservedAt = nil, nil
 		op.Reason = "2 attempts (timeout ×2), no effect observation and no proof of absence"
