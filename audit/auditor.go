@@ -340,15 +340,19 @@ func (a *Auditor) touch(ops, pairs []uint32, recs []Record) {
 		}
 	}
 	var strs [16]sref
+	var sum uint64
 	for i := range ops {
 		if s := opSlots[i]; s != 0 && uint32(s>>32) == ops[i] {
-			strs[2*i] = a.opAt(int(int32(uint32(s)) - 1)).id
+			// An operation spans three or four cache lines, all of which
+			// adding a record may read: one field in each 64 bytes.
+			op := a.opAt(int(int32(uint32(s)) - 1))
+			strs[2*i] = op.id
+			sum += uint64(op.times[0]) + uint64(op.effects.more) + uint64(op.absentObs) + uint64(op.flags)
 		}
 		if s := pairSlots[i]; s != 0 && uint32(s>>32) == pairs[i] {
 			strs[2*i+1] = a.pairAt(int32(uint32(s)) - 1).joined
 		}
 	}
-	var sum uint64
 	for _, r := range strs[:2*len(ops)] {
 		if r != 0 {
 			sum += uint64(a.st.str(r)[0])
