@@ -350,7 +350,9 @@ func (a *Auditor) touch(ops, pairs []uint32, recs []Record) {
 			sum += uint64(op.times[0]) + uint64(op.effects.more) + uint64(op.absentObs) + uint64(op.flags)
 		}
 		if s := pairSlots[i]; s != 0 && uint32(s>>32) == pairs[i] {
-			strs[2*i+1] = a.pairAt(int32(uint32(s)) - 1).joined
+			b := a.pairAt(int32(uint32(s)) - 1)
+			strs[2*i+1] = b.joined
+			sum += uint64(b.ops) // a binding may straddle two lines
 		}
 	}
 	for _, r := range strs[:2*len(ops)] {
