@@ -205,21 +205,19 @@ func (r *raised) raise(c findingCode, message func() string) {
 }
 
 // pairTotals unites the bindings of b's key pair across the parts (b is
-// part a's): its distinct hashes and how many operations carry it. When no
+// part a's): its distinct hashes and how many operations carry it. others
+// are the other parts, and th the tableHash of the pair in each. When no
 // other part has the pair, shared is false and nothing is united: b's own
 // counts are the totals.
-func (v *view) pairTotals(a *Auditor, b *binding) (hashes []string, ops int, shared bool) {
+func pairTotals(a *Auditor, b *binding, others []*Auditor, th []uint32) (hashes []string, ops int, shared bool) {
 	type found struct {
 		part *Auditor
 		b    *binding
 	}
 	joined := a.st.str(b.joined)
 	all := []found{{a, b}}
-	for _, p := range v.parts {
-		if p == a {
-			continue
-		}
-		if i, ok := p.findBinding(p.tableHash(joined), joined); ok {
+	for k, p := range others {
+		if i, ok := p.findBinding(th[k], joined); ok {
 			all = append(all, found{p, p.pairAt(i)})
 		}
 	}

@@ -1,7 +1,11 @@
 package audit
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +123,37 @@ func TestCompactHash(t *testing.T) {
 	} {
 		if got := compactHash(keep, &buf); got != keep || expandHash(got) != keep {
 			t.Errorf("compactHash(%q) = %q, want it unchanged", keep, got)
+		}
+	}
+}
+
+// TestSortedNamed checks that sorting compact hashes and expanding only the
+// named ones lists what sorting every expanded hash lists, for sets of
+// compact hashes and for sets that mix in other forms.
+func TestSortedNamed(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var buf [33]byte
+	for range 2000 {
+		var hs []string
+		for range 1 + r.IntN(6) {
+			var h string
+			switch r.IntN(5) {
+			case 0:
+				h = fmt.Sprintf("sha256:%016X%048x", r.Uint64(), r.IntN(4)) // upper case: kept as it is
+			case 1:
+				h = fmt.Sprintf("h%d", r.IntN(100))
+			default:
+				h = fmt.Sprintf("sha256:%016x%048x", r.Uint64(), r.IntN(4))
+			}
+			hs = append(hs, strings.Clone(compactHash(h, &buf)))
+		}
+		want := slices.Clone(hs)
+		for i := range want {
+			want[i] = expandHash(want[i])
+		}
+		slices.Sort(want)
+		if got := list(sortedNamed(slices.Clone(hs))); got != list(want) {
+			t.Fatalf("sortedNamed(%q) lists %q, want %q", hs, got, list(want))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -129,6 +130,28 @@ func expandHashes(hs []string) []string {
 		hs[i] = expandHash(h)
 	}
 	return hs
+}
+
+// expandNamed expands the hashes a list names, its first few, and leaves
+// the rest, which a list only counts.
+func expandNamed(hs []string) []string {
+	expandHashes(hs[:min(len(hs), listNamed)])
+	return hs
+}
+
+// sortedNamed sorts hashes as their expansions sort, and expands the ones
+// a list names. Compact hashes sort among themselves as their lower-case
+// hex does, so when all are compact, as they mostly are, the rest are never
+// expanded.
+func sortedNamed(hs []string) []string {
+	for _, h := range hs {
+		if len(h) != 33 || h[0] != compactMarker {
+			slices.Sort(expandHashes(hs))
+			return hs
+		}
+	}
+	slices.Sort(hs)
+	return expandNamed(hs)
 }
 
 // hexValue maps a lower-case hex digit to its value and any other byte to

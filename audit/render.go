@@ -96,19 +96,21 @@ func (t *text) stamp(s stamp) {
 // list appends values joined, naming at most a few so a reason stays one
 // line.
 func (t *text) list(values []string) {
-	const max = 3
-	for i, v := range values[:min(len(values), max)] {
+	for i, v := range values[:min(len(values), listNamed)] {
 		if i > 0 {
 			t.s(", ")
 		}
 		t.s(v)
 	}
-	if len(values) > max {
+	if len(values) > listNamed {
 		t.s(" and ")
-		t.n(len(values) - max)
+		t.n(len(values) - listNamed)
 		t.s(" more")
 	}
 }
+
+// listNamed is how many values a list names.
+const listNamed = 3
 
 // render builds the report on one operation into o, reusing the map and
 // slices o already holds, with its strings in t; times holds the two
@@ -170,7 +172,7 @@ func (v *view) reason(t *text, a *Auditor, op *operation) {
 		if n := a.st.len(op.hashes); n >= 2 {
 			t.n(n)
 			t.s(" payload hashes under one operation: ")
-			t.list(expandHashes(a.st.list(op.hashes)))
+			t.list(expandNamed(a.st.list(op.hashes)))
 			return
 		}
 		bi, _ := v.conflict(a, op)

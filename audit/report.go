@@ -523,33 +523,63 @@ func (v *view) eachPart(fn func(pi int, a *Auditor)) {
 }
 
 func (v *view) totalPartPairs(a *Auditor) {
-	for i := range int32(a.pairs.len()) {
-		b := a.pairAt(i)
-		t := pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
-		var hashes []string
-		if len(v.parts) > 1 {
-			if all, ops, shared := v.pairTotals(a, b); shared {
-				hashes, t.hashes, t.ops = all, int32(len(all)), int32(ops)
-			}
+	var others []*Auditor
+	for _, p := range v.parts {
+		if p != a {
+			others = append(others, p)
 		}
-		if t.hashes < 2 && t.ops < 2 {
-			continue // the binding is the total
-		}
-		if t.hashes >= 2 {
-			if hashes == nil {
-				hashes = a.st.list(b.hashes)
-			}
-			// Sorted: a pair's hashes arrive in an order that depends on
-			// how operations were sharded.
-			t.conflict = &conflictInfo{hashes: list(sorted(expandHashes(hashes))), n: len(hashes), ops: int(t.ops)}
-		}
-		if a.totals == nil {
-			a.totals = map[int32]pairTotal{}
-			a.totaled = make([]uint64, (a.pairs.len()+63)/64)
-		}
-		a.totals[i] = t
-		a.totaled[i/64] |= 1 << (i % 64)
 	}
+	// Looking a pair up in another part is a cache miss or two: as in
+	// AddBatch, a group of lookups touches the slots it will read first.
+	const group = 8
+	th := make([]uint32, group*len(others))
+	n := int32(a.pairs.len())
+	for start := int32(0); start < n; start += group {
+		end := min(start+group, n)
+		var sum uint64
+		for i := start; i < end && len(others) > 0; i++ {
+			joined := a.st.str(a.pairAt(i).joined)
+			for k, p := range others {
+				h := p.tableHash(joined)
+				th[int(i-start)*len(others)+k] = h
+				if len(p.pairIndex.slots) > 0 {
+					sum += p.pairIndex.slots[p.pairIndex.home(h)]
+				}
+			}
+		}
+		a.touched += sum
+		for i := start; i < end; i++ {
+			v.totalPair(a, i, others, th[int(i-start)*len(others):][:len(others)])
+		}
+	}
+}
+
+// totalPair keeps the total of binding i of part a, if it differs from the
+// binding; th is its tableHash in each of the others.
+func (v *view) totalPair(a *Auditor, i int32, others []*Auditor, th []uint32) {
+	b := a.pairAt(i)
+	t := pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
+	var hashes []string
+	if all, ops, shared := pairTotals(a, b, others, th); shared {
+		hashes, t.hashes, t.ops = all, int32(len(all)), int32(ops)
+	}
+	if t.hashes < 2 && t.ops < 2 {
+		return // the binding is the total
+	}
+	if t.hashes >= 2 {
+		if hashes == nil {
+			hashes = a.st.list(b.hashes)
+		}
+		// Sorted: a pair's hashes arrive in an order that depends on how
+		// operations were sharded.
+		t.conflict = &conflictInfo{hashes: list(sortedNamed(hashes)), n: len(hashes), ops: int(t.ops)}
+	}
+	if a.totals == nil {
+		a.totals = map[int32]pairTotal{}
+		a.totaled = make([]uint64, (a.pairs.len()+63)/64)
+	}
+	a.totals[i] = t
+	a.totaled[i/64] |= 1 << (i % 64)
 }
 
 // tally counts one part's labels and findings.
@@ -685,7 +715,3 @@ func (a *Auditor) absent(op *operation) bool {
 	return a.time(op, tLastAbsent) >= a.time(op, tLastAttempt)
 }
 
-func sorted(values []string) []string {
-	slices.Sort(values)
-	return values
-}
