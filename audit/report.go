@@ -286,8 +286,12 @@ func (b *batch) shrink() {
 // otherwise make the garbage collector re-mark the audit's large live heap
 // over and over.
 func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) error {
-	order := v.order
-	workers := max(1, min(runtime.GOMAXPROCS(0), (len(order)+batchSize-1)/batchSize))
+	total := 0
+	for _, p := range v.parts {
+		total += p.ops.len()
+	}
+	merge := newMerger(v.parts)
+	workers := max(1, min(runtime.GOMAXPROCS(0), (total+batchSize-1)/batchSize))
 	newEnc := func() Encoder {
 		if newEncoder == nil {
 			return nil
@@ -316,13 +320,46 @@ func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) er
 			b.shrink()
 			return err == nil
 		}
-		for start := 0; start < len(order) && err == nil; start += batchSize {
-			run(order[start:min(start+batchSize, len(order))], enc, func() *batch { return &b }, send)
+		refs := make([]opRef, 0, batchSize)
+		for err == nil {
+			if refs = merge.fill(refs[:0], batchSize); len(refs) == 0 {
+				break
+			}
+			run(refs, enc, func() *batch { return &b }, send)
 		}
 		return err
 	}
 	done := make(chan struct{})
 	defer close(done)
+	// The merge deals runs out to the workers in turn.
+	runs := make([]chan []opRef, workers)
+	spare := make(chan []opRef, 4*workers) // runs the workers are done with
+	for w := range runs {
+		runs[w] = make(chan []opRef, 2)
+	}
+	go func() {
+		defer func() {
+			for _, c := range runs {
+				close(c)
+			}
+		}()
+		for i := 0; ; i++ {
+			var refs []opRef
+			select {
+			case refs = <-spare:
+			default:
+				refs = make([]opRef, 0, batchSize)
+			}
+			if refs = merge.fill(refs[:0], batchSize); len(refs) == 0 {
+				return
+			}
+			select {
+			case runs[i%workers] <- refs:
+			case <-done:
+				return
+			}
+		}
+	}()
 	free := make(chan *batch, 4*workers)
 	outs := make([]chan *batch, workers)
 	for w := range outs {
@@ -346,9 +383,13 @@ func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) er
 					return false
 				}
 			}
-			for start := w * batchSize; start < len(order); start += workers * batchSize {
-				if !run(order[start:min(start+batchSize, len(order))], enc, get, send) {
+			for refs := range runs[w] {
+				if !run(refs, enc, get, send) {
 					return
+				}
+				select {
+				case spare <- refs:
+				default:
 				}
 			}
 		}()
@@ -420,7 +461,6 @@ func cloneStrings(list []string) []string {
 // view is the merged state of one or more Auditors, read-only once built.
 type view struct {
 	parts         []*Auditor
-	order         []opRef
 	sharedEffects map[opRef]sharedWith
 }
 
@@ -465,25 +505,17 @@ func Merge(parts ...*Auditor) *Report {
 		rep.Invalid = append(rep.Invalid, p.invalid...)
 	}
 	slices.SortStableFunc(rep.Invalid, func(a, b Invalid) int { return comparePos(a.Pos, b.Pos) })
-	// The report's order, the shared effects and the key pairs' totals
-	// depend only on what the parts read, not on one another: worked out
-	// side by side, the parts of each that run on one core overlap.
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		v.order = mergeOrder(parts)
-	}()
-	go func() {
-		defer wg.Done()
-		v.sharedEffects = v.findSharedEffects()
-	}()
+	for _, p := range parts {
+		rep.Summary.Operations += p.ops.len()
+	}
+	// The key pairs' totals are the last use of the pair indexes, and the
+	// shared effects take memory of their own: one after the other, each
+	// on every core, the audit's peak memory is the lower.
 	v.totalPairs()
-	wg.Wait()
-	rep.Summary.Operations = len(v.order)
 	for _, p := range parts {
 		p.pairIndex.drop()
 	}
+	v.sharedEffects = v.findSharedEffects()
 	// Labels and findings of one part's operations depend only on reads of
 	// the others, so parts are judged in parallel.
 	tallies := make([]tally, len(parts))
@@ -620,47 +652,81 @@ func comparePos(a, b Position) int {
 	return 0
 }
 
-// mergeOrder interleaves the parts' operations by first position. Each
-// part's operations are already in that order, so this is a k-way merge.
-func mergeOrder(parts []*Auditor) []opRef {
-	total := 0
-	for _, p := range parts {
-		total += p.ops.len()
+// merger hands out the parts' operations in report order: by first
+// position, and by id where positions tie (they tie only where they
+// saturate; see packedPos), the same however operations were sharded.
+// Each part's operations are already in order of first position, so this
+// is a k-way merge, worked out as the report is written rather than held:
+// at millions of operations the order would take tens of megabytes.
+type merger struct {
+	parts []*Auditor
+	next  []int   // each part's next operation
+	tied  []opRef // the rest of a group of tied operations, sorted by id
+}
+
+func newMerger(parts []*Auditor) *merger {
+	return &merger{parts: parts, next: make([]int, len(parts))}
+}
+
+// fill appends up to n operations to refs, fewer only at the end.
+func (m *merger) fill(refs []opRef, n int) []opRef {
+	for range n {
+		r, ok := m.pop()
+		if !ok {
+			break
+		}
+		refs = append(refs, r)
 	}
-	order := make([]opRef, 0, total)
-	next := make([]int, len(parts))
-	for len(order) < total {
-		best := -1
-		var bestPos packedPos
-		for pi, p := range parts {
-			if next[pi] >= p.ops.len() {
-				continue
+	return refs
+}
+
+func (m *merger) pop() (opRef, bool) {
+	if len(m.tied) > 0 {
+		r := m.tied[0]
+		m.tied = m.tied[1:]
+		return r, true
+	}
+	best := -1
+	var first packedPos
+	for pi, p := range m.parts {
+		if m.next[pi] < p.ops.len() {
+			if f := p.opAt(m.next[pi]).first; best < 0 || f < first {
+				best, first = pi, f
 			}
-			op := p.opAt(next[pi])
-			if best < 0 || op.first < bestPos || op.first == bestPos && p.st.str(op.id) < parts[best].st.str(parts[best].opAt(next[best]).id) {
-				best, bestPos = pi, op.first
-			}
 		}
-		order = append(order, opRef{part: uint16(best), index: int32(next[best])})
-		next[best]++
 	}
-	// Operations share a first position only where positions saturate
-	// (see packedPos); order those by id, the same however they were
-	// sharded.
-	for i := 0; i < len(order); {
-		j := i + 1
-		first := opAtRef(parts, order[i]).first
-		for j < len(order) && opAtRef(parts, order[j]).first == first {
-			j++
-		}
-		if j-i > 1 {
-			slices.SortFunc(order[i:j], func(x, y opRef) int {
-				return strings.Compare(idAtRef(parts, x), idAtRef(parts, y))
-			})
-		}
-		i = j
+	if best < 0 {
+		return opRef{}, false
 	}
-	return order
+	r := opRef{part: uint16(best), index: int32(m.next[best])}
+	m.next[best]++
+	if !m.ties(first) {
+		return r, true
+	}
+	// Gather every operation at this position and sort them by id.
+	group := []opRef{r}
+	for pi, p := range m.parts {
+		for m.next[pi] < p.ops.len() && p.opAt(m.next[pi]).first == first {
+			group = append(group, opRef{part: uint16(pi), index: int32(m.next[pi])})
+			m.next[pi]++
+		}
+	}
+	slices.SortFunc(group, func(x, y opRef) int {
+		return strings.Compare(idAtRef(m.parts, x), idAtRef(m.parts, y))
+	})
+	m.tied = group[1:]
+	return group[0], true
+}
+
+// ties reports whether another part's or the same part's next operation
+// is also at position first.
+func (m *merger) ties(first packedPos) bool {
+	for pi, p := range m.parts {
+		if m.next[pi] < p.ops.len() && p.opAt(m.next[pi]).first == first {
+			return true
+		}
+	}
+	return false
 }
 
 func opAtRef(parts []*Auditor, r opRef) *operation { return parts[r.part].opAt(int(r.index)) }
@@ -714,4 +780,3 @@ func (a *Auditor) absent(op *operation) bool {
 	}
 	return a.time(op, tLastAbsent) >= a.time(op, tLastAttempt)
 }
-

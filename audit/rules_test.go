@@ -2,6 +2,10 @@ package audit
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -596,4 +600,55 @@ func resultMap(t *testing.T, r Results) map[string]int {
 		}
 	}
 	return m
+}
+
+// TestOrderWithTies checks the report's order where first positions tie,
+// which they do only past what a packed position keeps (here, spans 65536
+// and on of one line): by first position, then by id, whether one Auditor
+// or several saw the operations, and however many goroutines render them.
+func TestOrderWithTies(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
+	r := rand.New(rand.NewPCG(9, 10))
+	var recs []Record
+	for i := range 3000 {
+		pos := Position{Line: 1 + i/10, Seq: i % 10}
+		if r.IntN(3) == 0 {
+			pos = Position{Line: 1 + i/500, Seq: 1<<16 + i} // saturates: ties the others of its line
+		}
+		id := fmt.Sprintf("op-%04d", r.IntN(10000))
+		recs = append(recs, Record{Type: Effect, OperationID: id, Result: "present", EffectRef: "r-" + id, Pos: pos})
+	}
+	slices.SortStableFunc(recs, func(x, y Record) int { return comparePos(x.Pos, y.Pos) })
+	single := New(nil)
+	shards := []*Auditor{New(nil), New(nil), New(nil)}
+	for i := range recs {
+		single.Add(&recs[i])
+		shards[int(recs[i].OperationID[len(recs[i].OperationID)-1])%3].Add(&recs[i])
+	}
+	type key struct {
+		First packedPos
+		ID    string
+	}
+	var want []key
+	for _, o := range single.Report().OperationList() {
+		want = append(want, key{pack(o.First), o.OperationID})
+	}
+	if !slices.IsSortedFunc(want, func(x, y key) int {
+		switch {
+		case x.First < y.First:
+			return -1
+		case x.First > y.First:
+			return 1
+		}
+		return strings.Compare(x.ID, y.ID)
+	}) {
+		t.Errorf("one Auditor's operations are not in order of first position, then id")
+	}
+	var got []key
+	for _, o := range Merge(shards...).OperationList() {
+		got = append(got, key{pack(o.First), o.OperationID})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sharded order (-single +sharded):\n%s", diff)
+	}
 }
