@@ -168,12 +168,12 @@ type Invalid struct {
 
 // Operations calls fn for every operation in report order: the order of
 // each operation's first record. It stops at the first error fn returns.
-// The *Operation is reused once fn returns, and so are its map, its slices
-// and the bytes of its strings but OperationID, EffectRefs and
-// IdempotencyKeys (which stay valid as long as the report): fn must Clone
-// what it keeps. Operations are rendered ahead in parallel
-// batches, so that building them is not the bottleneck of a large report;
-// fn still sees them one at a time, in order, on the calling goroutine.
+// The *Operation is reused once fn returns, and so are its slices and the
+// bytes of its strings but OperationID, EffectRefs and IdempotencyKeys
+// (which stay valid as long as the report): fn must Clone what it keeps.
+// Operations are rendered ahead in parallel batches, so that building them
+// is not the bottleneck of a large report; fn still sees them one at a
+// time, in order, on the calling goroutine.
 func (r *Report) Operations(fn func(*Operation) error) error {
 	if r.Annotate != nil {
 		inner := fn

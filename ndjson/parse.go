@@ -131,7 +131,7 @@ const linearNames = 16
 // depend on which of its faults comes first. A line that is valid JSON but not
 // an object gets ErrNotObject naming the kind of value it holds.
 func (p *Parser) Parse(line []byte) ([]Member, error) {
-	members, err, ok := p.flat(line)
+	members, ok, err := p.flat(line)
 	if !ok {
 		members, err = p.parse(line)
 	}
@@ -307,37 +307,37 @@ func (p *Parser) values(line []byte, i, top int, inMember bool) ([]Member, error
 // reached. It reports false, having decided nothing, at the first thing
 // out of the ordinary, valid or not: parse then reads the line from the
 // start, so that errors are found and worded in one place.
-func (p *Parser) flat(line []byte) (members []Member, err error, ok bool) {
+func (p *Parser) flat(line []byte) (members []Member, ok bool, err error) {
 	members = p.members[:0]
 	n := len(line)
 	top := skipSpace(line, 0)
 	if top >= n || line[top] != '{' {
-		return nil, nil, false
+		return nil, false, nil
 	}
 	for i := top; ; {
 		// A member: its name...
 		i = skipSpace(line, i+1)
 		if i >= n || line[i] != '"' || len(members) == linearNames {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		end, escaped, err := scanString(line, i)
 		if err != nil || escaped {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		name := line[i+1 : end-1 : end-1]
 		for k := range members {
 			if string(members[k].Name) == string(name) {
-				return nil, nil, false
+				return nil, false, nil
 			}
 		}
 		i = skipSpace(line, end)
 		if i >= n || line[i] != ':' {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		// ...and its value.
 		i = skipSpace(line, i+1)
 		if i >= n {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		start := i
 		var kind Kind
@@ -358,37 +358,37 @@ func (p *Parser) flat(line []byte) (members []Member, err error, ok bool) {
 			return p.resume(line, top, i, append(members, Member{Name: name}))
 		default:
 			if c != '-' && !isDigit(c) {
-				return nil, nil, false
+				return nil, false, nil
 			}
 			kind = Number
 			i, err = number(line, i)
 		}
 		if err != nil {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		members = append(members, Member{Name: name, Value: line[start:i:i], Kind: kind, Escaped: kind == String && escaped})
 		i = skipSpace(line, i)
 		if i >= n {
-			return nil, nil, false
+			return nil, false, nil
 		}
 		switch line[i] {
 		case ',':
 			continue
 		case '}':
 			if skipSpace(line, i+1) != n {
-				return nil, nil, false
+				return nil, false, nil
 			}
 			p.members = members
-			return members, nil, true
+			return members, true, nil
 		}
-		return nil, nil, false
+		return nil, false, nil
 	}
 }
 
 // resume hands a line over from flat to values at i, the start of a nested
 // value of the last of members, giving the parser the state parse would
 // have there: one open object, whose names are the members'.
-func (p *Parser) resume(line []byte, top, i int, members []Member) ([]Member, error, bool) {
+func (p *Parser) resume(line []byte, top, i int, members []Member) ([]Member, bool, error) {
 	p.members = members
 	p.stack = append(p.stack[:0], frame{object: true})
 	p.names = p.names[:0]
@@ -398,7 +398,7 @@ func (p *Parser) resume(line []byte, top, i int, members []Member) ([]Member, er
 	p.buf = p.buf[:0]
 	p.table = p.table[:0]
 	members, err := p.values(line, i, top, true)
-	return members, err, true
+	return members, true, err
 }
 
 // pop closes the innermost object, forgetting its names.
