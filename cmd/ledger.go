@@ -144,8 +144,8 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, displa
 		return err
 	}
 	in := ingest.Input{Name: display}
-	// Just big enough to sniff the format: the pipeline reads chunks of a
-	// megabyte, which a smaller buffer passes straight through.
+	// Just big enough to sniff the format: the pipeline reads chunks of
+	// 256 KiB, which a smaller buffer passes straight through.
 	br := bufio.NewReaderSize(src, otlpSniffBytes)
 	in.R = br
 	if in.OTLP, err = isOTLP(br, o.InputFormat); err != nil {

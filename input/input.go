@@ -74,7 +74,10 @@ func Open(name string, stdin io.Reader) (*Source, error) {
 // FromReader wraps an already open reader, sniffing for compression.
 func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	raw := &countingReader{r: r}
-	br := bufio.NewReaderSize(raw, 256<<10)
+	// Enough to sniff and to feed a decompressor: reads of a plain input
+	// at least this large (the audit's chunks) go straight past it, where a
+	// larger buffer would copy every byte once more.
+	br := bufio.NewReaderSize(raw, 64<<10)
 	src := &Source{Name: name, Size: size, r: br, raw: raw}
 	magic, err := br.Peek(4)
 	if err != nil && err != io.EOF {
