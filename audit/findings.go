@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -268,21 +267,31 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	}
 	// 8 bits an effect in each bitmap, up to bit numbers of 32 bits.
 	bits := min(uint64(64*(effects/8+1)), 1<<32)
-	once := make([]atomic.Uint64, bits/64)
-	twice := make([]atomic.Uint64, bits/64)
+	once := make([]uint64, bits/64)
+	twice := make([]uint64, bits/64)
 	// The first pass keeps each effect's bit number, in the order the
 	// second pass goes through them, so that only effects marked twice are
 	// read again: an effect's bytes are a cache miss away.
 	v.eachPart(func(pi int, a *Auditor) {
 		for i := range a.ops.len() {
 			a.st.each(a.opAt(i).effects, func(r sref) {
-				b := xxhash.Sum64String(a.st.str(r)) % bits
-				w, m := b/64, uint64(1)<<(b%64)
-				if once[w].Or(m)&m != 0 {
-					twice[w].Or(m)
-				}
-				marks[pi] = append(marks[pi], uint32(b))
+				marks[pi] = append(marks[pi], uint32(xxhash.Sum64String(a.st.str(r))%bits))
 			})
+		}
+	})
+	// Each goroutine marks the bits of its own share of the bitmaps, from
+	// every part's marks: no two write one word, so no atomics are needed.
+	share := (len(once) + len(v.parts) - 1) / len(v.parts) * 64
+	v.eachPart(func(g int, _ *Auditor) {
+		from, to := min(uint64(g*share), bits), min(uint64((g+1)*share), bits)
+		for _, list := range marks {
+			for _, b32 := range list {
+				if b := uint64(b32); from <= b && b < to {
+					w, m := b/64, uint64(1)<<(b%64)
+					twice[w] |= once[w] & m
+					once[w] |= m
+				}
+			}
 		}
 	})
 	lists := make([][]entry, len(v.parts))
@@ -292,7 +301,7 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 			a.st.each(a.opAt(i).effects, func(r sref) {
 				b := marks[pi][k]
 				k++
-				if twice[b/64].Load()&(1<<(b%64)) != 0 {
+				if twice[b/64]&(1<<(b%64)) != 0 {
 					h := xxhash.Sum64String(a.st.str(r))
 					lists[pi] = append(lists[pi], entry{h, opRef{part: uint16(pi), index: int32(i)}, r})
 				}

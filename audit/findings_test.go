@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -306,5 +308,36 @@ func TestFindingsAcrossShards(t *testing.T) {
 	}
 	if got.Summary.Findings["shared-key"] != 2 || got.Summary.Findings["shared-effect"] != 2 {
 		t.Errorf("summary findings %v, want 2 shared-key and 2 shared-effect", got.Summary.Findings)
+	}
+}
+
+// TestSharedEffectsAcrossManyShards spreads operations with effects drawn
+// from a small pool over several Auditors, so that shared effects sit in
+// every part and every share of the bitmaps, and checks the sharded report
+// against one Auditor's.
+func TestSharedEffectsAcrossManyShards(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var recs []Record
+	for i := range 4000 {
+		op := fmt.Sprintf("op-%d", r.IntN(1500))
+		recs = append(recs, Record{Type: Effect, OperationID: op, Result: "present",
+			EffectRef: fmt.Sprintf("ref-%d", r.IntN(3000)), Pos: Position{Line: i + 1}})
+	}
+	single := New(nil)
+	shards := []*Auditor{New(nil), New(nil), New(nil), New(nil), New(nil)}
+	for i := range recs {
+		single.Add(&recs[i])
+		sum := 0
+		for _, c := range []byte(recs[i].OperationID) {
+			sum += int(c)
+		}
+		shards[sum%len(shards)].Add(&recs[i])
+	}
+	want, got := single.Report(), Merge(shards...)
+	if want.Summary.Findings["shared-effect"] < 500 {
+		t.Fatalf("only %d operations share an effect: the test would prove little", want.Summary.Findings["shared-effect"])
+	}
+	if diff := cmp.Diff(want.OperationList(), got.OperationList()); diff != "" {
+		t.Errorf("operations (-single +sharded):\n%s", diff)
 	}
 }
