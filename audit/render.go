@@ -112,9 +112,9 @@ func (t *text) list(values []string) {
 // listNamed is how many values a list names.
 const listNamed = 3
 
-// render builds the report on one operation into o, reusing the map and
-// slices o already holds, with its strings in t; times holds the two
-// observed-at strings o points to.
+// render builds the report on one operation into o, reusing the slices o
+// already holds, with its strings in t; times holds the two observed-at
+// strings o points to.
 func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 	a, op := v.op(ref)
 	l := op.label.name()

@@ -22,8 +22,8 @@ const maxLoad = 7
 
 // newTable returns a table that holds n values before it grows. Its size
 // is not a power of two: a slot's home is the hash scaled to the size, so a
-// large table can grow by a quarter at a time, and never holds more than a
-// quarter more slots than its fill needs.
+// large table can grow by a quarter at a time, and then never holds more
+// than a quarter more slots than its fill needs.
 func newTable(n int) table {
 	return table{slots: hugemem.Block[uint64](max(8, n*8/maxLoad+1))}
 }
