@@ -41,7 +41,7 @@ type Auditor struct {
 	hashBuf   [33]byte
 	touched   uint64 // what touch read, kept so the reads are not optimized away
 
-	extras   []extra                // what few operations have; see operation.extra
+	extras   chunks[extra]          // what few operations have; see operation.extra
 	totals   map[int32]pairTotal    // by binding, set by Merge; see total
 	totaled  []uint64               // bitmap by binding: which have totals
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
@@ -220,10 +220,9 @@ type extra struct {
 // extra returns op's extra, making one if it has none.
 func (a *Auditor) extra(op *operation) *extra {
 	if op.extra == 0 {
-		a.extras = append(a.extras, extra{})
-		op.extra = int32(len(a.extras))
+		op.extra = int32(a.extras.add()) + 1
 	}
-	return &a.extras[op.extra-1]
+	return a.extras.at(int(op.extra - 1))
 }
 
 // pairsAfterFirst returns op's key pairs after the first.
@@ -231,7 +230,7 @@ func (a *Auditor) pairsAfterFirst(op *operation) []opPair {
 	if op.extra == 0 {
 		return nil
 	}
-	return a.extras[op.extra-1].pairs
+	return a.extras.at(int(op.extra - 1)).pairs
 }
 
 // inlineResult is one of the two results an operation keeps inline: a
@@ -504,7 +503,7 @@ func (a *Auditor) findPair(op *operation, bi int32) *opPair {
 	if op.extra == 0 {
 		return nil
 	}
-	m := &a.extras[op.extra-1]
+	m := a.extras.at(int(op.extra - 1))
 	if m.index != nil {
 		if i, ok := m.index[bi]; ok {
 			return &m.pairs[i]
@@ -532,6 +531,13 @@ func (a *Auditor) eachPair(op *operation, fn func(p *opPair)) {
 }
 
 func (a *Auditor) result(name string) uint32 {
+	// A ledger has a handful of results, and the first few interned are
+	// the common ones: comparing with those beats hashing for the map.
+	for c := range min(len(a.results), 4) {
+		if a.results[c].name == name {
+			return uint32(c)
+		}
+	}
 	if c, ok := a.resultIndex[name]; ok {
 		return c
 	}
@@ -596,7 +602,7 @@ func (a *Auditor) eachResult(op *operation, fn func(code uint32, n int)) {
 		fn(uint32(rc.code), int(rc.n))
 	}
 	if op.extra != 0 {
-		for _, rc := range a.extras[op.extra-1].results {
+		for _, rc := range a.extras.at(int(op.extra - 1)).results {
 			fn(rc.code, int(rc.n))
 		}
 	}

@@ -36,3 +36,27 @@ func (b *blocks[T]) add() int {
 }
 
 func (b *blocks[T]) len() int { return b.n }
+
+// chunks is a growing list of values that never moves them, in chunks of
+// chunkSize values of ordinary Go memory: for values that hold pointers,
+// which blocks cannot keep, and of which there are too many to copy over
+// and over as an appended slice grows.
+type chunks[T any] struct {
+	list [][]T
+	n    int
+}
+
+const chunkSize = 1024
+
+func (c *chunks[T]) at(i int) *T { return &c.list[i/chunkSize][i%chunkSize] }
+
+// add appends a zero value and returns its index.
+func (c *chunks[T]) add() int {
+	if c.n%chunkSize == 0 {
+		c.list = append(c.list, make([]T, chunkSize))
+	}
+	c.n++
+	return c.n - 1
+}
+
+func (c *chunks[T]) len() int { return c.n }

@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"unsafe"
@@ -242,5 +243,31 @@ func TestArenaLongStringsWasteNothing(t *testing.T) {
 	}
 	if limit := stored + arenaFirst; held > limit {
 		t.Errorf("the arena holds %d bytes for %d stored, more than %d", held, stored, limit)
+	}
+}
+
+// TestChunksKeepValues fills chunks across several chunk boundaries, with
+// values that hold pointers, through garbage collections, and checks every
+// value stays where it was put.
+func TestChunksKeepValues(t *testing.T) {
+	var c chunks[*[2]int]
+	const n = 3*chunkSize + 5
+	for i := range n {
+		if got := c.add(); got != i {
+			t.Fatalf("add() = %d, want %d", got, i)
+		}
+		*c.at(i) = &[2]int{i, -i}
+		if i%chunkSize == 0 {
+			runtime.GC()
+		}
+	}
+	runtime.GC()
+	if c.len() != n {
+		t.Fatalf("len() = %d, want %d", c.len(), n)
+	}
+	for i := range n {
+		if v := *c.at(i); v[0] != i || v[1] != -i {
+			t.Fatalf("value %d reads %v", i, *v)
+		}
 	}
 }
