@@ -75,6 +75,21 @@ func New(policy Policy) *Auditor {
 	}
 }
 
+// Sibling returns an empty Auditor for another share of the operations of
+// a's audit, for Merge to combine with a: it has a's policy and a's hash
+// seed, so that one Hash of an operation id serves to pick the Auditor
+// that owns the operation and, through AddHashed, to find it there.
+func (a *Auditor) Sibling() *Auditor {
+	s := New(a.policy)
+	s.seed = a.seed
+	return s
+}
+
+// Hash returns the hash of an operation id that a and its siblings index
+// operations by. It reads only the seed, so any goroutine may call it while
+// a takes records.
+func (a *Auditor) Hash(id string) uint64 { return maphash.String(a.seed, id) }
+
 // binding is everything known about one (scope, idempotencyKey) pair
 // across this Auditor's input.
 type binding struct {
@@ -242,9 +257,10 @@ type resultCount struct {
 	n    int32
 }
 
-// tableHash is the hash a's tables index s by. It is seeded, a seed for
-// each Auditor, so that no ledger can be written to make its lookups slow.
-func (a *Auditor) tableHash(s string) uint32 { return uint32(maphash.String(a.seed, s)) }
+// tableHash is the hash a's tables index s by: the low half of Hash. It is
+// seeded, a seed for each Auditor and its siblings, so that no ledger can
+// be written to make its lookups slow.
+func (a *Auditor) tableHash(s string) uint32 { return uint32(a.Hash(s)) }
 
 func (a *Auditor) op(id string, pos Position) *operation {
 	return a.opHashed(id, a.tableHash(id), pos)
@@ -291,14 +307,30 @@ func (a *Auditor) mustBeOpen() {
 // up a few at a time, touching the memory the lookups will read before
 // doing any of them: the cache misses of a few lookups then overlap instead
 // of following one another, which is most of what a lookup costs.
-func (a *Auditor) AddBatch(recs []Record) {
+func (a *Auditor) AddBatch(recs []Record) { a.addBatch(recs, nil) }
+
+// AddHashed is AddBatch for records whose operation ids are hashed
+// already: hashes[i] must be a.Hash(recs[i].OperationID).
+func (a *Auditor) AddHashed(recs []Record, hashes []uint64) {
+	if len(hashes) != len(recs) {
+		panic("audit: AddHashed needs one hash for each record")
+	}
+	a.addBatch(recs, hashes)
+}
+
+func (a *Auditor) addBatch(recs []Record, hashes []uint64) {
 	a.mustBeOpen()
 	const group = 8
 	var ops, pairs [group]uint32
 	for start := 0; start < len(recs); start += group {
 		g := recs[start:min(start+group, len(recs))]
 		for i := range g {
-			ops[i], pairs[i] = a.tableHash(g[i].OperationID), a.pairHash(&g[i])
+			if hashes != nil {
+				ops[i] = uint32(hashes[start+i])
+			} else {
+				ops[i] = a.tableHash(g[i].OperationID)
+			}
+			pairs[i] = a.pairHash(&g[i])
 		}
 		a.touch(ops[:len(g)], pairs[:len(g)], g)
 		for i := range g {

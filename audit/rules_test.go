@@ -652,3 +652,45 @@ func TestOrderWithTies(t *testing.T) {
 		t.Errorf("sharded order (-single +sharded):\n%s", diff)
 	}
 }
+
+// TestSiblingsAddHashed routes records to sibling Auditors by their Hash, as
+// the pipeline does, adds them with AddHashed, and checks the merged report
+// against one Auditor's.
+func TestSiblingsAddHashed(t *testing.T) {
+	recs := build(t, []rec{
+		{typ: A, op: "op-1", attempt: "a1", key: "k", hash: "h1", result: "timeout"},
+		{typ: A, op: "op-2", attempt: "a1", key: "k", hash: "h2"},
+		{typ: E, op: "op-3", ref: "r"},
+		{typ: A, op: "op-1", attempt: "a2", key: "k", hash: "h1", result: "success"},
+		{typ: E, op: "op-1", ref: "r"},
+		{typ: A, op: "op-4", attempt: "a1", key: "j", hash: "h1"},
+	})
+	single := New(testPolicy{})
+	single.AddBatch(recs)
+	first := New(testPolicy{})
+	shards := []*Auditor{first, first.Sibling(), first.Sibling()}
+	parts := make([][]Record, len(shards))
+	hashes := make([][]uint64, len(shards))
+	for _, r := range recs {
+		h := first.Hash(r.OperationID)
+		s := int((h >> 32) % uint64(len(shards)))
+		parts[s] = append(parts[s], r)
+		hashes[s] = append(hashes[s], h)
+	}
+	for s, a := range shards {
+		if a.Hash("op-1") != first.Hash("op-1") {
+			t.Fatalf("sibling %d hashes differently", s)
+		}
+		a.AddHashed(parts[s], hashes[s])
+	}
+	want, got := single.Report(), Merge(shards...)
+	if diff := cmp.Diff(want.OperationList(), got.OperationList()); diff != "" {
+		t.Errorf("operations (-single +siblings):\n%s", diff)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("AddHashed with too few hashes did not panic")
+		}
+	}()
+	New(nil).AddHashed(recs, nil)
+}

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/cespare/xxhash/v2"
-
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/fieldmap"
 	"github.com/effectaudit/effectaudit/ndjson"
@@ -74,7 +72,7 @@ type Pipeline struct {
 	records atomic.Int64 // for progress reports
 	ops     atomic.Int64
 
-	batches sync.Pool // of *[]audit.Record, reused across chunks
+	batches sync.Pool // of *shardBatch, reused across chunks
 }
 
 // New returns a pipeline whose shards are made by newAuditor.
@@ -97,8 +95,12 @@ func New(opts Options, newAuditor func() *audit.Auditor) *Pipeline {
 	// The books hold no operations: a plain Auditor, whatever newAuditor sizes.
 	p := &Pipeline{opts: opts, books: audit.New(nil)}
 	p.books.KeepInvalid(opts.KeepInvalid)
-	for range opts.Shards {
-		p.shards = append(p.shards, newAuditor())
+	// The shards are siblings: one hash of an operation id, taken by the
+	// worker that decodes its record, both routes the record and finds the
+	// operation in its shard.
+	p.shards = append(p.shards, newAuditor())
+	for range opts.Shards - 1 {
+		p.shards = append(p.shards, p.shards[0].Sibling())
 	}
 	return p
 }
@@ -123,7 +125,7 @@ func (p *Pipeline) Report() *audit.Report {
 // decoded is a worker's result for one chunk.
 type decoded struct {
 	ch      *chunk
-	batches [][]audit.Record // one per shard
+	batches []*shardBatch // one per shard; nil for a chunk without records
 	invalid []invalidLine
 	lines   int
 	blank   int
@@ -180,7 +182,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch}
+			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch, hash: p.shards[0].Hash}
 			if p.opts.Fields != nil {
 				w.fields = p.opts.Fields.Clone() // a Map keeps scratch space
 			}
@@ -214,17 +216,18 @@ func (p *Pipeline) Read(in Input, index int) error {
 		go func() {
 			defer shardsDone.Done()
 			for d := range feeds[s] {
-				batch := d.batches[s]
-				before := a.Operations()
-				a.AddBatch(batch)
-				if p.opts.Record != nil {
-					for i := range batch {
-						p.opts.Record(&batch[i])
+				if b := d.batches[s]; b != nil {
+					before := a.Operations()
+					a.AddHashed(b.recs, b.hashes)
+					if p.opts.Record != nil {
+						for i := range b.recs {
+							p.opts.Record(&b.recs[i])
+						}
 					}
+					p.records.Add(int64(len(b.recs)))
+					p.ops.Add(int64(a.Operations() - before))
+					p.batches.Put(b)
 				}
-				p.records.Add(int64(len(batch)))
-				p.ops.Add(int64(a.Operations() - before))
-				p.putBatch(batch)
 				release(d)
 			}
 		}()
@@ -283,20 +286,27 @@ func (p *Pipeline) account(name string, index int, d *decoded) error {
 	return nil
 }
 
-func (p *Pipeline) getBatch(capacity int) []audit.Record {
-	if b, ok := p.batches.Get().(*[]audit.Record); ok && cap(*b) >= capacity {
-		return (*b)[:0]
-	}
-	return make([]audit.Record, 0, capacity)
+// shardBatch is a chunk's records for one shard, with the Hash of each
+// one's operation id.
+type shardBatch struct {
+	recs   []audit.Record
+	hashes []uint64
 }
 
-func (p *Pipeline) putBatch(b []audit.Record) { p.batches.Put(&b) }
+func (p *Pipeline) getBatch(capacity int) *shardBatch {
+	if b, ok := p.batches.Get().(*shardBatch); ok && cap(b.recs) >= capacity {
+		b.recs, b.hashes = b.recs[:0], b.hashes[:0]
+		return b
+	}
+	return &shardBatch{recs: make([]audit.Record, 0, capacity), hashes: make([]uint64, 0, capacity)}
+}
 
 // worker decodes chunks; each has its own parser.
 type worker struct {
-	batch  func(capacity int) []audit.Record
-	fields *fieldmap.Map   // nil: ledger fields as they are
-	otlp   *otlp.Converter // set for OTLP inputs
+	batch  func(capacity int) *shardBatch
+	hash   func(id string) uint64 // the shards' Hash
+	fields *fieldmap.Map          // nil: ledger fields as they are
+	otlp   *otlp.Converter        // set for OTLP inputs
 	parser ndjson.Parser
 	dec    audit.Decoder // new for each chunk: records alias its scratch
 	shards int
@@ -305,7 +315,7 @@ type worker struct {
 }
 
 func (w *worker) decode(ch *chunk) *decoded {
-	d := &decoded{ch: ch, batches: make([][]audit.Record, w.shards)}
+	d := &decoded{ch: ch, batches: make([]*shardBatch, w.shards)}
 	if ch.long {
 		d.lines = 1
 		d.invalid = append(d.invalid, invalidLine{
@@ -397,13 +407,15 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 	return nil
 }
 
-// route puts rec in the batch of the shard that owns its operation.
+// route puts rec in the batch of the shard that owns its operation, picked
+// by the high half of the hash the shard indexes the operation by the low
+// half of.
 func (w *worker) route(d *decoded, rec audit.Record) {
-	s := 0
-	if w.shards > 1 {
-		s = int(xxhash.Sum64String(rec.OperationID) % uint64(w.shards))
-	}
-	d.batches[s] = append(d.batches[s], rec)
+	h := w.hash(rec.OperationID)
+	s := int((h >> 32) % uint64(w.shards))
+	b := d.batches[s]
+	b.recs = append(b.recs, rec)
+	b.hashes = append(b.hashes, h)
 }
 
 // Reason renders a line's error without its position, which the caller
