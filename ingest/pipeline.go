@@ -75,7 +75,8 @@ type Pipeline struct {
 	batches sync.Pool // of *shardBatch, reused across chunks
 }
 
-// New returns a pipeline whose shards are made by newAuditor.
+// New returns a pipeline whose first shard newAuditor makes; the others are
+// its siblings (see audit.Auditor.Sibling), with its policy.
 func New(opts Options, newAuditor func() *audit.Auditor) *Pipeline {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = ndjson.DefaultMaxLineBytes
