@@ -502,12 +502,10 @@ func Merge(parts ...*Auditor) *Report {
 		rep.Summary.BlankLines += p.blankLines
 		rep.Summary.Records += p.records
 		rep.Summary.InvalidLines += p.invalidLines
+		rep.Summary.Operations += p.ops.len()
 		rep.Invalid = append(rep.Invalid, p.invalid...)
 	}
 	slices.SortStableFunc(rep.Invalid, func(a, b Invalid) int { return comparePos(a.Pos, b.Pos) })
-	for _, p := range parts {
-		rep.Summary.Operations += p.ops.len()
-	}
 	// The key pairs' totals are the last use of the pair indexes, and the
 	// shared effects take memory of their own: one after the other, each
 	// on every core, the audit's peak memory is the lower.
@@ -661,7 +659,8 @@ func comparePos(a, b Position) int {
 type merger struct {
 	parts []*Auditor
 	next  []int   // each part's next operation
-	tied  []opRef // the rest of a group of tied operations, sorted by id
+	group []opRef // the operations at the last position handed out
+	tied  []opRef // what of group is still to hand out, sorted by id
 }
 
 func newMerger(parts []*Auditor) *merger {
@@ -698,38 +697,23 @@ func (m *merger) pop() (opRef, bool) {
 	if best < 0 {
 		return opRef{}, false
 	}
-	r := opRef{part: uint16(best), index: int32(m.next[best])}
-	m.next[best]++
-	if !m.ties(first) {
-		return r, true
-	}
-	// Gather every operation at this position and sort them by id.
-	group := []opRef{r}
+	// Gather every operation at this position; where there are several,
+	// hand them out by id.
+	group := m.group[:0]
 	for pi, p := range m.parts {
 		for m.next[pi] < p.ops.len() && p.opAt(m.next[pi]).first == first {
 			group = append(group, opRef{part: uint16(pi), index: int32(m.next[pi])})
 			m.next[pi]++
 		}
 	}
-	slices.SortFunc(group, func(x, y opRef) int {
-		return strings.Compare(idAtRef(m.parts, x), idAtRef(m.parts, y))
-	})
-	m.tied = group[1:]
+	if len(group) > 1 {
+		slices.SortFunc(group, func(x, y opRef) int {
+			return strings.Compare(idAtRef(m.parts, x), idAtRef(m.parts, y))
+		})
+	}
+	m.group, m.tied = group, group[1:]
 	return group[0], true
 }
-
-// ties reports whether another part's or the same part's next operation
-// is also at position first.
-func (m *merger) ties(first packedPos) bool {
-	for pi, p := range m.parts {
-		if m.next[pi] < p.ops.len() && p.opAt(m.next[pi]).first == first {
-			return true
-		}
-	}
-	return false
-}
-
-func opAtRef(parts []*Auditor, r opRef) *operation { return parts[r.part].opAt(int(r.index)) }
 
 func idAtRef(parts []*Auditor, r opRef) string {
 	a := parts[r.part]
