@@ -487,11 +487,11 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 // th, with payload hash h (0 binds nothing but still ties the pair to op),
 // and returns op's entry for the pair.
 func (a *Auditor) bind(op *operation, scope, key string, th uint32, h sref) *opPair {
-	joined := a.joinPair(scope, key)
-	bi, ok := a.findBinding(th, joined)
+	// Compared in pieces: the pair is joined only to be kept.
+	bi, ok := a.pairIndex.find(th, func(i int32) bool { return isPair(a.st.str(a.pairAt(i).joined), scope, key) })
 	if !ok {
 		bi = int32(a.pairs.add())
-		a.pairAt(bi).joined = a.st.put(joined)
+		a.pairAt(bi).joined = a.st.put(a.joinPair(scope, key))
 		a.pairIndex.insert(th, bi)
 	}
 	b := a.pairAt(bi)
@@ -521,6 +521,12 @@ func (a *Auditor) bind(op *operation, scope, key string, th uint32, h sref) *opP
 		}
 	}
 	return p
+}
+
+// isPair reports whether joined is scope + "\x00" + key.
+func isPair(joined, scope, key string) bool {
+	n := len(scope)
+	return len(joined) == n+1+len(key) && joined[n] == 0 && joined[:n] == scope && joined[n+1:] == key
 }
 
 // findBinding looks up the pair joined, which hashes to th.
