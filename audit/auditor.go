@@ -8,6 +8,7 @@
 package audit
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"strings"
@@ -35,7 +36,7 @@ type Auditor struct {
 	opIndex table // by tableHash of the id
 	ops     blocks[operation]
 
-	pairIndex table // by tableHash of scope + "\x00" + key
+	pairIndex table // by tableHash of the joined pair (see joinPair)
 	pairs     blocks[binding]
 	pairKey   []byte // scratch for lookups
 	hashBuf   [33]byte
@@ -93,7 +94,7 @@ func (a *Auditor) Hash(id string) uint64 { return maphash.String(a.seed, id) }
 // binding is everything known about one (scope, idempotencyKey) pair
 // across this Auditor's input.
 type binding struct {
-	joined sref      // scope + "\x00" + key
+	joined sref      // the pair, joined (see joinPair)
 	hashes stringSet // distinct payload hashes bound to the pair
 	ops    int32     // distinct operations carrying the pair
 }
@@ -127,18 +128,13 @@ type conflictInfo struct {
 
 // scope and key split a binding's joined pair.
 func (a *Auditor) scope(b *binding) string {
-	joined := a.st.str(b.joined)
-	return joined[:len(joined)-len(a.key(b))-1]
+	scope, _ := splitPair(a.st.str(b.joined))
+	return scope
 }
 
 func (a *Auditor) key(b *binding) string {
-	joined := a.st.str(b.joined)
-	for i := 0; i < len(joined); i++ {
-		if joined[i] == 0 {
-			return joined[i+1:]
-		}
-	}
-	return joined
+	_, key := splitPair(a.st.str(b.joined))
+	return key
 }
 
 // opPair is one key pair of an operation, with the span of the attempts
@@ -347,11 +343,28 @@ func (a *Auditor) pairHash(r *Record) uint32 {
 	return a.tableHash(a.joinPair(r.Scope, r.IdempotencyKey))
 }
 
-// joinPair returns scope + "\x00" + key, in scratch space that the next
-// call reuses.
+// joinPair returns the pair (scope, key) as one string, in scratch space
+// that the next call reuses: the length of scope as a uvarint, scope, then
+// key. Scopes and keys may hold any character, NUL included, so no
+// separator between them could tell every pair apart.
 func (a *Auditor) joinPair(scope, key string) string {
-	a.pairKey = append(append(append(a.pairKey[:0], scope...), 0), key...)
+	a.pairKey = binary.AppendUvarint(a.pairKey[:0], uint64(len(scope)))
+	a.pairKey = append(append(a.pairKey, scope...), key...)
 	return unsafe.String(unsafe.SliceData(a.pairKey), len(a.pairKey))
+}
+
+// splitPair undoes joinPair.
+func splitPair(joined string) (scope, key string) {
+	n, i := 0, 0
+	for shift := 0; ; shift += 7 {
+		c := joined[i]
+		i++
+		n |= int(c&0x7f) << shift
+		if c < 0x80 {
+			break
+		}
+	}
+	return joined[i : i+n], joined[i+n:]
 }
 
 // touch reads the memory that looking up these records' operations and key
@@ -523,10 +536,10 @@ func (a *Auditor) bind(op *operation, scope, key string, th uint32, h sref) *opP
 	return p
 }
 
-// isPair reports whether joined is scope + "\x00" + key.
+// isPair reports whether joined is the pair (scope, key).
 func isPair(joined, scope, key string) bool {
-	n := len(scope)
-	return len(joined) == n+1+len(key) && joined[n] == 0 && joined[:n] == scope && joined[n+1:] == key
+	s, k := splitPair(joined)
+	return s == scope && k == key
 }
 
 // findBinding looks up the pair joined, which hashes to th.

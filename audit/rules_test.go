@@ -694,3 +694,22 @@ func TestSiblingsAddHashed(t *testing.T) {
 	}()
 	New(nil).AddHashed(recs, nil)
 }
+
+// TestPairsWithNULs checks that key pairs whose scope and key hold NULs stay
+// apart: ("a\x00b", "c") and ("a", "b\x00c") are two pairs, each bound to
+// its own hash, so neither operation is a key conflict.
+func TestPairsWithNULs(t *testing.T) {
+	recs := build(t, []rec{
+		{typ: A, op: "o1", attempt: "1", scope: "a\x00b", key: "c", hash: "h1"},
+		{typ: A, op: "o2", attempt: "1", scope: "a", key: "b\x00c", hash: "h2"},
+	})
+	rep := run(recs)
+	for _, o := range rep.OperationList() {
+		if o.Label == KeyConflict {
+			t.Errorf("%s is a key conflict: %s", o.OperationID, o.Reason)
+		}
+	}
+	if diff := cmp.Diff([]string{"c"}, rep.OperationList()[0].IdempotencyKeys); diff != "" {
+		t.Errorf("o1's keys (-want +got):\n%s", diff)
+	}
+}
