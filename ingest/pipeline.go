@@ -140,9 +140,16 @@ type invalidLine struct {
 	spool *os.File // instead of raw: an over-long line kept whole
 }
 
+// feedDepth is how many chunks a shard may have waiting. The sequencer
+// hands every chunk to every shard in turn, so a shard that is briefly
+// slower (growing a table, say) holds up the others once its feed is full.
+// Measured at 10M records, 8 rather than 2 cut reading by a tenth; 32 gained
+// no more and held 35 MiB more.
+const feedDepth = 8
+
 // Read audits one input, the index-th of the run.
 func (p *Pipeline) Read(in Input, index int) error {
-	nbuf := 2*p.opts.Workers + 2*len(p.shards) + 2
+	nbuf := 2*p.opts.Workers + feedDepth*len(p.shards) + 2
 	pool := make(chan []byte, nbuf)
 	for range nbuf {
 		pool <- make([]byte, 0, p.opts.ChunkSize)
@@ -212,7 +219,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 	feeds := make([]chan *decoded, len(p.shards))
 	var shardsDone sync.WaitGroup
 	for s, a := range p.shards {
-		feeds[s] = make(chan *decoded, 2)
+		feeds[s] = make(chan *decoded, feedDepth)
 		shardsDone.Add(1)
 		go func() {
 			defer shardsDone.Done()
