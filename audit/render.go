@@ -19,13 +19,12 @@ import (
 type text struct {
 	b []byte
 
-	// The text of the minute of the last stamp written in full, up to its
-	// seconds, "2006-01-02T15:04:": operations come in order of first
-	// appearance, so a batch's stamps mostly share a minute with the one
-	// before.
-	minute     int64
-	minuteText [17]byte
-	hasMinute  bool
+	// The date of the last stamp written in full, "2006-01-02T": operations
+	// come in order of first appearance, so a batch's stamps mostly share a
+	// day, though not a minute, with the one before.
+	day     int64
+	dayText [11]byte
+	hasDay  bool
 }
 
 // since returns what was appended from start on, as a string aliasing the
@@ -56,41 +55,41 @@ func (t *text) count(n int, noun string) {
 }
 
 // stamp appends s as RFC 3339 in UTC with as many fraction digits as
-// needed, as time.RFC3339Nano has it. Within the minute of the stamp before,
-// it writes only the seconds and the fraction itself.
+// needed, as time.RFC3339Nano has it. Within the day of the stamp before,
+// it writes the time of day itself.
 func (t *text) stamp(s stamp) {
 	i := s.instant() // 0 <= Nsec < 1e9
-	minute := i.Sec / 60
-	if i.Sec%60 < 0 {
-		minute--
+	day, sec := i.Sec/86400, i.Sec%86400
+	if sec < 0 {
+		day, sec = day-1, sec+86400
 	}
-	if t.hasMinute && minute == t.minute {
-		sec := i.Sec - minute*60
-		t.b = append(t.b, t.minuteText[:]...)
-		t.b = append(t.b, byte('0'+sec/10), byte('0'+sec%10))
-		if ns := i.Nsec; ns > 0 {
-			var frac [10]byte // '.' and nine digits, less trailing zeros
-			frac[0] = '.'
-			for k := 9; k > 0; k-- {
-				frac[k] = byte('0' + ns%10)
-				ns /= 10
-			}
-			n := len(frac)
-			for frac[n-1] == '0' {
-				n--
-			}
-			t.b = append(t.b, frac[:n]...)
+	if !t.hasDay || day != t.day {
+		start := len(t.b)
+		t.b = time.Unix(i.Sec, int64(i.Nsec)).UTC().AppendFormat(t.b, time.RFC3339Nano)
+		// Stamps span the years 1678 to 2262, always written with four digits.
+		if full := t.b[start:]; len(full) >= 20 && full[4] == '-' && full[10] == 'T' {
+			copy(t.dayText[:], full)
+			t.day, t.hasDay = day, true
 		}
-		t.b = append(t.b, 'Z')
 		return
 	}
-	start := len(t.b)
-	t.b = time.Unix(i.Sec, int64(i.Nsec)).UTC().AppendFormat(t.b, time.RFC3339Nano)
-	// Stamps span the years 1678 to 2262, always written with four digits.
-	if full := t.b[start:]; len(full) >= 20 && full[4] == '-' && full[16] == ':' {
-		copy(t.minuteText[:], full)
-		t.minute, t.hasMinute = minute, true
+	h, m, ss := sec/3600, sec/60%60, sec%60
+	t.b = append(t.b, t.dayText[:]...)
+	t.b = append(t.b, byte('0'+h/10), byte('0'+h%10), ':', byte('0'+m/10), byte('0'+m%10), ':', byte('0'+ss/10), byte('0'+ss%10))
+	if ns := i.Nsec; ns > 0 {
+		var frac [10]byte // '.' and nine digits, less trailing zeros
+		frac[0] = '.'
+		for k := 9; k > 0; k-- {
+			frac[k] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := len(frac)
+		for frac[n-1] == '0' {
+			n--
+		}
+		t.b = append(t.b, frac[:n]...)
 	}
+	t.b = append(t.b, 'Z')
 }
 
 // list appends values joined, naming at most a few so a reason stays one

@@ -94,7 +94,7 @@ func TestLongOperationsSplitBatches(t *testing.T) {
 	}
 }
 
-// TestTextStamp checks stamps written in full and within the minute of the
+// TestTextStamp checks stamps written in full and within the day of the
 // one before against time's RFC 3339 formatter, on runs of stamps close
 // together and far apart, before and after 1970, whole and fractional.
 func TestTextStamp(t *testing.T) {
@@ -107,9 +107,9 @@ func TestTextStamp(t *testing.T) {
 		case 0:
 			sec = r.Int64N(2*maxSec) - maxSec // anywhere
 		case 1:
-			sec += r.Int64N(120) - 60 // nearby, maybe another minute
+			sec += r.Int64N(2*86400) - 86400 // nearby, maybe another day
 		default:
-			sec += r.Int64N(3) // mostly the same minute
+			sec += r.Int64N(240) - 120 // mostly the same day
 		}
 		sec = max(min(sec, maxSec), -maxSec)
 		nsec := int32(r.IntN(1e9))
@@ -122,7 +122,7 @@ func TestTextStamp(t *testing.T) {
 			nsec = []int32{1, 10, 100_000_000, 120_000_000, 999_999_999}[r.IntN(5)]
 		}
 		if k == 0 {
-			sec, nsec = -61, 5 // a negative minute first
+			sec, nsec = -86401, 5 // a negative day first
 		}
 		s, ok := stampOf(Instant{Sec: sec, Nsec: nsec})
 		if !ok {
