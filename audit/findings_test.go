@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -339,5 +340,47 @@ func TestSharedEffectsAcrossManyShards(t *testing.T) {
 	}
 	if diff := cmp.Diff(want.OperationList(), got.OperationList()); diff != "" {
 		t.Errorf("operations (-single +sharded):\n%s", diff)
+	}
+}
+
+// TestKeyPairsAcrossManyShards spreads operations whose key pairs are drawn
+// from a pool, some shared and most not, over several Auditors, with and
+// without a common hash seed, and checks the sharded report against one
+// Auditor's: a pair's totals must unite every part that has it.
+func TestKeyPairsAcrossManyShards(t *testing.T) {
+	for _, siblings := range []bool{false, true} {
+		t.Run(fmt.Sprintf("siblings=%v", siblings), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(13, 14))
+			var recs []Record
+			for i := range 6000 {
+				key := fmt.Sprintf("unique-%d", i)
+				if r.IntN(3) == 0 {
+					key = fmt.Sprintf("shared-%d", r.IntN(300))
+				}
+				recs = append(recs, Record{Type: Attempt, OperationID: fmt.Sprintf("op-%d", r.IntN(4000)),
+					AttemptID: fmt.Sprint(i), Result: "timeout", Scope: []string{"", "s"}[r.IntN(2)],
+					IdempotencyKey: key, PayloadHash: fmt.Sprintf("h%d", r.IntN(3)), Pos: Position{Line: i + 1}})
+			}
+			single := New(nil)
+			shards := []*Auditor{New(nil)}
+			for range 4 {
+				if siblings {
+					shards = append(shards, shards[0].Sibling())
+				} else {
+					shards = append(shards, New(nil))
+				}
+			}
+			for i := range recs {
+				single.Add(&recs[i])
+				shards[xxhash.Sum64String(recs[i].OperationID)%uint64(len(shards))].Add(&recs[i])
+			}
+			want, got := single.Report(), Merge(shards...)
+			if n := want.Summary.Labels[KeyConflict]; n < 500 {
+				t.Fatalf("only %d key conflicts: the test would prove little (%v)", n, want.Summary)
+			}
+			if diff := cmp.Diff(want.OperationList(), got.OperationList()); diff != "" {
+				t.Errorf("operations (-single +sharded):\n%s", diff)
+			}
+		})
 	}
 }
