@@ -2,8 +2,12 @@ package hugemem
 
 import "golang.org/x/sys/unix"
 
-// advise asks for huge pages; failing that, the pages stay small.
-func advise(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
+// adviseRange asks for huge pages for the addresses [from, to); failing
+// that, the pages stay small. The range may reach past the caller's block
+// into memory of the same mapping: the advice is only a hint.
+func adviseRange(from, to uintptr) {
+	_, _, _ = unix.Syscall(unix.SYS_MADVISE, from, to-from, unix.MADV_HUGEPAGE)
+}
 
 // release drops the pages of b.
 func release(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }

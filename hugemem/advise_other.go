@@ -2,6 +2,6 @@
 
 package hugemem
 
-func advise([]byte) {}
+func adviseRange(from, to uintptr) {}
 
 func release([]byte) {}

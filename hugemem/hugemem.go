@@ -20,17 +20,16 @@ import (
 const hugePage = 2 << 20
 
 // Bytes returns n zero bytes, advised for huge pages where the platform has
-// them. Only the huge pages wholly inside the block are advised, so no
-// other object shares them.
+// them. The advice covers every huge page the block touches, its
+// neighbours' share of the first and the last too: advising only the pages
+// wholly inside left a quarter of a large audit's state in small pages,
+// 4 MiB string blocks for one, and took 5 to 10% longer. The advice does not
+// change what any memory holds, so a neighbour loses nothing by it.
 func Bytes(n int) []byte {
 	b := make([]byte, n)
 	if n >= hugePage {
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-		from := (start + hugePage - 1) &^ (hugePage - 1)
-		to := (start + uintptr(n)) &^ (hugePage - 1)
-		if to > from {
-			advise(b[from-start : to-start])
-		}
+		adviseRange(start&^(hugePage-1), (start+uintptr(n)+hugePage-1)&^(hugePage-1))
 	}
 	return b
 }
