@@ -235,10 +235,13 @@ type batch struct {
 
 // Batches hold batchSize operations, or fewer when their text and encoding
 // pass batchBytes: operations with very long strings must not make a batch
-// hold hundreds of megabytes.
+// hold hundreds of megabytes. A batch's text and encoding stay in the
+// core's cache while it is filled: measured on 1M records, printing took 7%
+// less time than with 512 and 1 MiB, and more with 64 and 128 KiB, whose
+// hand-offs cost more than the cache saves.
 const (
-	batchSize  = 512
-	batchBytes = 1 << 20
+	batchSize  = 128
+	batchBytes = 256 << 10
 )
 
 // fill renders operations of refs into b, and encodes them with enc if it
