@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 	"unsafe"
@@ -67,13 +68,23 @@ type resultInfo struct {
 // New returns an empty Auditor. A nil policy means no result is final and
 // keys never expire.
 func New(policy Policy) *Auditor {
-	return &Auditor{
+	a := &Auditor{
 		policy:      policy,
 		seed:        maphash.MakeSeed(),
 		opIndex:     newTable(0),
 		pairIndex:   newTable(0),
 		resultIndex: make(map[string]uint32),
 	}
+	// Merge drops the indexes, whose large slots are mapped outside the Go
+	// heap; an Auditor never merged drops them once it is garbage. Only
+	// the Auditor reaches its indexes, so nothing reads them after that.
+	runtime.SetFinalizer(a, (*Auditor).dropIndexes)
+	return a
+}
+
+func (a *Auditor) dropIndexes() {
+	a.opIndex.drop()
+	a.pairIndex.drop()
 }
 
 // Sibling returns an empty Auditor for another share of the operations of

@@ -1,10 +1,6 @@
 package audit
 
-import (
-	"unsafe"
-
-	"github.com/effectaudit/effectaudit/hugemem"
-)
+import "github.com/effectaudit/effectaudit/hugemem"
 
 // table is a hash index from keys to int32 values with open addressing and
 // linear probing. It keeps no keys: a slot holds 32 bits of the key's hash
@@ -13,8 +9,9 @@ import (
 // of string keys takes three times that and is scanned by the garbage
 // collector.
 type table struct {
-	slots []uint64 // hash<<32 | value+1; 0 is an empty slot
-	used  int
+	slots  []uint64 // hash<<32 | value+1; 0 is an empty slot
+	used   int
+	mapped bool // slots are outside the Go heap: see hugemem.Map
 }
 
 // maxLoad is the fill, in eighths, at which a table grows.
@@ -25,7 +22,9 @@ const maxLoad = 7
 // large table can grow by a quarter at a time, and then never holds more
 // than a quarter more slots than its fill needs.
 func newTable(n int) table {
-	return table{slots: hugemem.Block[uint64](max(8, n*8/maxLoad+1))}
+	var t table
+	t.slots, t.mapped = hugemem.MapBlock[uint64](max(8, n*8/maxLoad+1))
+	return t
 }
 
 // home is the first slot to probe for hash h.
@@ -80,12 +79,12 @@ func (t *table) place(s uint64) {
 const doubleBelow = 1 << 20 // 8 MiB
 
 func (t *table) grow() {
-	old := t.slots
+	old, oldMapped := t.slots, t.mapped
 	size := len(old) + len(old)/4
 	if len(old) < doubleBelow {
 		size = 2 * len(old)
 	}
-	t.slots = hugemem.Block[uint64](max(8, size))
+	t.slots, t.mapped = hugemem.MapBlock[uint64](max(8, size))
 	for _, s := range old {
 		if s != 0 {
 			t.place(s)
@@ -94,15 +93,12 @@ func (t *table) grow() {
 	// The old slots are garbage now; their memory goes back at once, so a
 	// large table's growth does not hold both sizes until the next
 	// collection.
-	release(old)
+	hugemem.UnmapBlock(old, oldMapped)
 }
 
-// drop empties the table, its memory going back at once.
+// drop empties the table, its memory going back at once. A table's slots
+// never leave it, so once it is dropped nothing can read them.
 func (t *table) drop() {
-	release(t.slots)
+	hugemem.UnmapBlock(t.slots, t.mapped)
 	*t = table{}
-}
-
-func release(slots []uint64) {
-	hugemem.Release(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slots))), 8*len(slots)))
 }

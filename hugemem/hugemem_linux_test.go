@@ -64,3 +64,56 @@ func mappingRange(line string) (from, to uint64, ok bool) {
 	to, err2 := strconv.ParseUint(hi, 16, 64)
 	return from, to, err1 == nil && err2 == nil
 }
+
+// TestMap checks that Map maps a large block of its own, zeroed, writable
+// and advised for huge pages, that a small one comes from Bytes, and that
+// Unmap takes the mapping away.
+func TestMap(t *testing.T) {
+	if b, mapped := Map(4096); mapped || len(b) != 4096 {
+		t.Fatalf("Map(4096) = %d bytes, mapped %v; want 4096 from the heap", len(b), mapped)
+	}
+	n := 3*hugePage + 4096
+	b, isMapped := Map(n)
+	if !isMapped {
+		t.Skip("no memory mapped on this system")
+	}
+	for i := range b {
+		if b[i] != 0 {
+			t.Fatalf("byte %d reads %d, want zero", i, b[i])
+		}
+		b[i] = 1
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if !mapped(t, start, start+uintptr(n), false) {
+		t.Fatalf("[%#x, %#x) is not mapped", start, start+uintptr(n))
+	}
+	if flags, _ := vmFlags(t, start); !strings.Contains(" "+flags+" ", " hg ") {
+		t.Errorf("mapped without huge page advice (VmFlags: %s)", flags)
+	}
+	Unmap(b, isMapped)
+	if mapped(t, start, start+uintptr(n), true) {
+		t.Errorf("[%#x, %#x) is still mapped after Unmap", start, start+uintptr(n))
+	}
+}
+
+// mapped reports whether /proc/self/maps maps all of [from, to), or with
+// any set, any of it.
+func mapped(t *testing.T, from, to uintptr, any bool) bool {
+	data, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("cannot read mappings: %v", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		lo, hi, ok := mappingRange(line)
+		if !ok {
+			continue
+		}
+		if any && lo < uint64(to) && uint64(from) < hi {
+			return true
+		}
+		if !any && lo <= uint64(from) && uint64(to) <= hi {
+			return true
+		}
+	}
+	return false
+}

@@ -11,3 +11,12 @@ func adviseRange(from, to uintptr) {
 
 // release drops the pages of b.
 func release(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
+
+// mmap maps n bytes of zeroed private memory.
+func mmap(n int) ([]byte, bool) {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	return b, err == nil
+}
+
+// munmap unmaps memory from mmap.
+func munmap(b []byte) { _ = unix.Munmap(b) }
