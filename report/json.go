@@ -23,9 +23,10 @@ import (
 // TestJSONParity holds the encoder to that.
 //
 // To add a field to a report struct, add one e.key/e.<value> pair below, in
-// the struct's field order, and set the field in the tests' fullyPopulated
-// report: TestFullyPopulated fails until it is set, TestJSONParity until it
-// is encoded. A field of audit.Report itself also goes into the tests'
+// the struct's field order (for audit.Operation, its name to operationKeys
+// and an e.member/e.<value> pair), and set the field in the tests'
+// fullyPopulated report: TestFullyPopulated fails until it is set,
+// TestJSONParity until it is encoded. A field of audit.Report itself also goes into the tests'
 // document type (TestDocumentShape).
 
 // jsonPrinter writes the whole report as one indented JSON document.
@@ -135,42 +136,69 @@ func (e *encoder) summary(s *audit.Summary) {
 	e.closeObject()
 }
 
+// operationKeys are audit.Operation's members, in its field order; the
+// constants index them.
+var operationKeys = [...]string{"operationId", "label", "reason", "nextAction", "attempts",
+	"results", "effectObservations", "distinctEffects", "effectRefs", "idempotencyKeys",
+	"payloadHashes", "firstObservedAt", "lastObservedAt", "findings", "baseline"}
+
+const (
+	kOperationID = iota
+	kLabel
+	kReason
+	kNextAction
+	kAttempts
+	kResults
+	kEffectObservations
+	kDistinctEffects
+	kEffectRefs
+	kIdempotencyKeys
+	kPayloadHashes
+	kFirstObservedAt
+	kLastObservedAt
+	kFindings
+	kBaseline
+)
+
 // operation encodes every field of audit.Operation but First, which is not
 // part of the document (json:"-").
 func (e *encoder) operation(op *audit.Operation) {
 	e.openObject()
-	e.key("operationId")
+	// An operation's members are written millions of times over, always
+	// at one depth: each starts with one append of its lead.
+	leads := e.leads(&e.opLeads, operationKeys[:])
+	e.member(leads[kOperationID])
 	e.string(op.OperationID)
-	e.key("label")
+	e.member(leads[kLabel])
 	e.string(string(op.Label))
-	e.key("reason")
+	e.member(leads[kReason])
 	e.string(op.Reason)
-	e.key("nextAction")
+	e.member(leads[kNextAction])
 	e.string(op.NextAction)
-	e.key("attempts")
+	e.member(leads[kAttempts])
 	e.int(op.Attempts)
-	e.key("results")
+	e.member(leads[kResults])
 	e.openObject()
 	for _, r := range op.Results {
 		e.stringKey(r.Result)
 		e.int(r.Attempts)
 	}
 	e.closeObject()
-	e.key("effectObservations")
+	e.member(leads[kEffectObservations])
 	e.int(op.EffectObservations)
-	e.key("distinctEffects")
+	e.member(leads[kDistinctEffects])
 	e.int(op.DistinctEffects)
-	e.key("effectRefs")
+	e.member(leads[kEffectRefs])
 	e.strings(op.EffectRefs)
-	e.key("idempotencyKeys")
+	e.member(leads[kIdempotencyKeys])
 	e.strings(op.IdempotencyKeys)
-	e.key("payloadHashes")
+	e.member(leads[kPayloadHashes])
 	e.strings(op.PayloadHashes)
-	e.key("firstObservedAt")
+	e.member(leads[kFirstObservedAt])
 	e.stringPtr(op.FirstObservedAt)
-	e.key("lastObservedAt")
+	e.member(leads[kLastObservedAt])
 	e.stringPtr(op.LastObservedAt)
-	e.key("findings")
+	e.member(leads[kFindings])
 	e.openArray()
 	for i := range op.Findings {
 		e.openObject()
@@ -182,7 +210,7 @@ func (e *encoder) operation(op *audit.Operation) {
 	}
 	e.closeArray()
 	if op.Baseline != "" { // omitempty: only with --baseline
-		e.key("baseline")
+		e.member(leads[kBaseline])
 		e.string(op.Baseline)
 	}
 	e.closeObject()
@@ -215,6 +243,15 @@ type encoder struct {
 	open     []int
 	afterKey bool     // the next value is a member's value: no separator
 	keys     []string // scratch for sorting map keys
+	opLeads  leads    // of operationKeys
+}
+
+// leads holds, for the members of objects at one depth, what key writes
+// before each one's value when it is not the object's first: the comma,
+// the line break and indentation, and the quoted name and colon.
+type leads struct {
+	depth int // len(encoder.open) inside the object; 0 when not built
+	lead  []string
 }
 
 func newEncoder(w io.Writer, indent bool) *encoder {
@@ -261,18 +298,22 @@ func (e *encoder) next() {
 	e.newline(n)
 }
 
-func (e *encoder) newline(depth int) {
+func (e *encoder) newline(depth int) { e.buf = e.appendNewline(e.buf, depth) }
+
+// appendNewline appends a line break and the indentation of depth, when
+// the encoder indents.
+func (e *encoder) appendNewline(b []byte, depth int) []byte {
 	if !e.indent {
-		return
+		return b
 	}
 	if 2*depth < len(indentation) {
-		e.buf = append(e.buf, indentation[:1+2*depth]...)
-		return
+		return append(b, indentation[:1+2*depth]...)
 	}
-	e.buf = append(e.buf, '\n')
+	b = append(b, '\n')
 	for range depth {
-		e.buf = append(e.buf, ' ', ' ')
+		b = append(b, ' ', ' ')
 	}
+	return b
 }
 
 // indentation starts the lines of the first few levels, in one append.
@@ -306,6 +347,36 @@ func (e *encoder) key(name string) {
 	e.buf = append(e.buf, name...)
 	e.buf = append(e.buf, '"', ':')
 	e.endKey()
+}
+
+// leads returns l's leads for the members named in names, at the depth of
+// the object just opened, building them when the depth is new.
+func (e *encoder) leads(l *leads, names []string) []string {
+	if depth := len(e.open); l.depth != depth {
+		l.depth, l.lead = depth, make([]string, len(names))
+		for i, name := range names {
+			b := []byte{','}
+			b = e.appendNewline(b, depth)
+			b = append(append(append(b, '"'), name...), '"', ':')
+			if e.indent {
+				b = append(b, ' ')
+			}
+			l.lead[i] = string(b)
+		}
+	}
+	return l.lead
+}
+
+// member starts an object member with its lead from leads: it writes what
+// key writes for the member's name.
+func (e *encoder) member(lead string) {
+	n := len(e.open)
+	if e.open[n-1] == 0 {
+		lead = lead[1:] // the first member: no comma
+	}
+	e.open[n-1]++
+	e.buf = append(e.buf, lead...)
+	e.afterKey = true
 }
 
 // stringKey starts an object member named by data, which is escaped.

@@ -400,6 +400,24 @@ func BenchmarkJSON(b *testing.B) {
 	}
 }
 
+// BenchmarkEncodeOperation is the encoder alone, on operations already
+// rendered, as the JSON report (indented) and NDJSON (compact) write them.
+func BenchmarkEncodeOperation(b *testing.B) {
+	ops := []audit.Operation{syntheticOperation(1, audit.Healthy), syntheticOperation(2, audit.Uncertain), syntheticOperation(3, audit.KeyConflict)}
+	for _, indent := range []bool{true, false} {
+		b.Run(map[bool]string{true: "indented", false: "compact"}[indent], func(b *testing.B) {
+			e := &encoder{indent: indent, open: []int{1, 1}} // as in the report's operations array
+			for b.Loop() {
+				e.buf = e.buf[:0]
+				for i := range 300 {
+					e.operation(&ops[i%len(ops)])
+				}
+			}
+			b.SetBytes(int64(len(e.buf)))
+		})
+	}
+}
+
 // BenchmarkEncodingJSON is the reference: encoding/json on the same report.
 func BenchmarkEncodingJSON(b *testing.B) {
 	rep := manyOperations(100_000, 10)
