@@ -54,10 +54,9 @@ func Block[T any](n int) []T {
 // garbage collector never frees mapped memory: it goes back with Unmap.
 //
 // Memory that is freed and allocated over and over, as a growing hash
-// index is, is better mapped: freed heap memory is handed out again and
-// cleared first, and the heap's holes break up the huge pages of what is
-// allocated in them. Measured on 10M records, an audit whose indexes were
-// mapped took a few percent less time and 8-17 MB less memory.
+// index is, is better mapped: freed heap memory is handed out again, to
+// anything, and cleared first. Measured on 10M records, an audit whose
+// indexes were mapped took a few percent less time and 8-17 MB less memory.
 func Map(n int) (b []byte, mapped bool) {
 	if n >= hugePage {
 		if b, ok := mmap(n); ok {
