@@ -26,8 +26,8 @@ import (
 // the struct's field order (for audit.Operation, its name to operationKeys
 // and an e.member/e.<value> pair), and set the field in the tests'
 // fullyPopulated report: TestFullyPopulated fails until it is set,
-// TestJSONParity until it is encoded. A field of audit.Report itself also goes into the tests'
-// document type (TestDocumentShape).
+// TestJSONParity until it is encoded. A field of audit.Report itself also
+// goes into the tests' document type (TestDocumentShape).
 
 // jsonPrinter writes the whole report as one indented JSON document.
 type jsonPrinter struct{}
