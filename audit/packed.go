@@ -11,8 +11,9 @@ import (
 
 // stamp is an instant as nanoseconds since 1970, the form the audit works
 // with times in (operations store them smaller still; see times.go): 8
-// bytes instead of Instant's 16. It spans the years 1678 to 2262 exactly; a record observed outside them counts as untimed (see
-// stampOf), so the rules that need a time stay conservative.
+// bytes instead of Instant's 16. It spans the years 1678 to 2262 exactly;
+// a record observed outside them counts as untimed (see stampOf), so the
+// rules that need a time stay conservative.
 type stamp int64
 
 // noStamp marks a time that was never observed.

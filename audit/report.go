@@ -284,8 +284,8 @@ func (b *batch) shrink() {
 // goroutine. Run i of batchSize operations is rendered by worker i%workers
 // into its own channel, in one or more pieces (see fill), so reading the
 // channels round-robin, a run's pieces at a time, gives report order.
-// Batches consume is done with go back to the workers, so their maps,
-// slices and buffers are reused: a report on millions of operations would
+// Batches consume is done with go back to the workers, so their slices and
+// buffers are reused: a report on millions of operations would
 // otherwise make the garbage collector re-mark the audit's large live heap
 // over and over.
 func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) error {

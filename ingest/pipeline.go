@@ -93,7 +93,7 @@ func New(opts Options, newAuditor func() *audit.Auditor) *Pipeline {
 		// little: measured against 128 KiB and 1 MiB.
 		opts.ChunkSize = 256 << 10
 	}
-	// The books hold no operations: a plain Auditor, whatever newAuditor sizes.
+	// The books hold no operations: a plain Auditor, without a policy.
 	p := &Pipeline{opts: opts, books: audit.New(nil)}
 	p.books.KeepInvalid(opts.KeepInvalid)
 	// The shards are siblings: one hash of an operation id, taken by the
@@ -126,7 +126,7 @@ func (p *Pipeline) Report() *audit.Report {
 // decoded is a worker's result for one chunk.
 type decoded struct {
 	ch      *chunk
-	batches []*shardBatch // one per shard; nil for a chunk without records
+	batches []*shardBatch // one per shard; nil for a chunk of one over-long line
 	invalid []invalidLine
 	lines   int
 	blank   int
