@@ -157,7 +157,10 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			return fmt.Sprintf("%s but no attempt records", plural(int(op.effectObs), "effect observation"))
 		})
 	}
-	if a.has(op, tFirstEffect) && a.has(op, tFirstAttempt) && a.time(op, tFirstEffect) < a.time(op, tFirstAttempt) {
+	// An untimed attempt record may be the first attempt, as in the
+	// absence rule: the first attempt's time is then unknown.
+	if a.has(op, tFirstEffect) && a.has(op, tFirstAttempt) && op.untimedAttempts == 0 &&
+		a.time(op, tFirstEffect) < a.time(op, tFirstAttempt) {
 		f.raise(fEffectBeforeAttempt, func() string {
 			return fmt.Sprintf("an effect observed at %s precedes the first attempt at %s: clock skew or mis-attribution",
 				a.time(op, tFirstEffect), a.time(op, tFirstAttempt))

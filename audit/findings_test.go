@@ -256,6 +256,15 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
+			name: "no effect-before-attempt: an attempt is untimed, and may be the first",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h"},
+				{typ: E, op: "o", ref: "r", when: t0},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: t1},
+			},
+			want: map[string][]string{},
+		},
+		{
 			name: "contradictory-evidence",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t0},

@@ -2,7 +2,9 @@ package audit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -64,7 +66,7 @@ type Record struct {
 	EffectRef      string
 	ObservedAt     Instant
 	HasObservedAt  bool
-	AttemptNumber  int // the diagnostic "attempt" field, 0 when absent
+	AttemptNumber  int // the diagnostic "attempt" field, 0 when absent, math.MaxInt past it
 	Pos            Position
 }
 
@@ -137,6 +139,10 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 				continue
 			}
 			n, err := strconv.Atoi(string(m.Value))
+			if errors.Is(err, strconv.ErrRange) && m.Value[0] != '-' {
+				// An integer all the same; the number is only diagnostic.
+				n, err = math.MaxInt, nil
+			}
 			if m.Kind != ndjson.Number || err != nil || n < 1 || bytes.ContainsAny(m.Value, ".eE+-") {
 				return r, &FieldError{"attempt", "want an integer ≥ 1, got " + describe(m)}
 			}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -63,6 +64,11 @@ func TestDecode(t *testing.T) {
 			line: `{"type":"effect","operationId":"op-1","effectRef":"r","attempt":3}`,
 			want: Record{Type: Effect, OperationID: "op-1", Result: "present", EffectRef: "r", AttemptNumber: 3, Pos: Position{Line: 7}},
 		},
+		{
+			name: "an attempt number past int is an integer still, kept as the largest int",
+			line: `{"type":"attempt","operationId":"op-1","attempt":99999999999999999999999}`,
+			want: Record{Type: Attempt, OperationID: "op-1", AttemptNumber: math.MaxInt, Pos: Position{Line: 7}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +115,7 @@ func TestDecodeInvalid(t *testing.T) {
 		{"attempt fractional", `{"type":"attempt","operationId":"o","attempt":1.5}`, "attempt", ""},
 		{"attempt exponent", `{"type":"attempt","operationId":"o","attempt":1e2}`, "attempt", ""},
 		{"attempt a string", `{"type":"attempt","operationId":"o","attempt":"2"}`, "attempt", ""},
-		{"attempt beyond int", `{"type":"attempt","operationId":"o","attempt":99999999999999999999999}`, "attempt", ""},
+		{"attempt beyond int and negative", `{"type":"attempt","operationId":"o","attempt":-99999999999999999999999}`, "attempt", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
