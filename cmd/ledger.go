@@ -195,8 +195,10 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 	// Auto-detection refuses what looks like the collector's binary output:
 	// a first non-blank line with a control byte, which no JSON text holds
 	// raw (a protobuf export starts with the tag byte 0x0A, a line feed,
-	// and goes on in binary). A bad byte further on in a text ledger is an
-	// invalid line like any other.
+	// and goes on in binary), and no JSON object on a line of its own in
+	// the rest of the prefix. A text ledger whose first line is bad has
+	// records after it, and that line is an invalid line like any other.
+	whole := len(prefix) < otlpSniffBytes // the prefix is the whole input
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
 		end := bytes.IndexByte(line, '\n')
@@ -204,23 +206,49 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 			end = len(line)
 		}
 		first := bytes.TrimRight(line[:end], "\r")
+		rest := line[min(end+1, len(line)):]
 		if ndjson.Blank(first) {
-			line = line[min(end+1, len(line)):]
+			line = rest
 			continue
 		}
 		if bytes.ContainsFunc(first, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' }) {
+			if holdsObject(rest, whole) {
+				return false, nil
+			}
 			return false, otlp.ErrBinary
 		}
-		if end == len(line) && len(prefix) == otlpSniffBytes {
+		if end == len(line) && !whole {
 			// A first line longer than the sniffed prefix is no ledger
-			// record; it is OTLP if it names resourceSpans.
-			return bytes.Contains(first, []byte(`"resourceSpans"`)), nil
+			// record, as a rule: look at how it starts.
+			return otlp.LooksLong(first), nil
 		}
 		var p ndjson.Parser
 		members, err := p.Parse(first)
 		return err == nil && otlp.Looks(members), nil
 	}
 	return false, nil
+}
+
+// holdsObject reports whether lines, the sniffed prefix after its first
+// line, hold a JSON object on a line of their own. The last line counts
+// only if whole says the prefix is all of the input: otherwise it may be
+// cut short.
+func holdsObject(lines []byte, whole bool) bool {
+	var p ndjson.Parser
+	for len(lines) > 0 {
+		end := bytes.IndexByte(lines, '\n')
+		if end < 0 {
+			if !whole {
+				return false
+			}
+			end = len(lines)
+		}
+		if _, err := p.Parse(bytes.TrimRight(lines[:end], "\r")); err == nil {
+			return true
+		}
+		lines = lines[min(end+1, len(lines)):]
+	}
+	return false
 }
 
 // loadFields builds the field mapping of --map-file and --map (which wins);

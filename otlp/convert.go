@@ -1,6 +1,7 @@
 package otlp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,14 +108,32 @@ func jsonError(err error) error {
 }
 
 // Looks reports whether a parsed line (its top-level members) is an OTLP
-// trace export: it has a resourceSpans member.
+// trace export: it has a resourceSpans member and is no ledger record, which
+// may carry any unknown member, resourceSpans too, but always has a type and
+// an operationId.
 func Looks(members []ndjson.Member) bool {
+	spans := false
 	for _, m := range members {
-		if string(m.Name) == "resourceSpans" {
-			return true
+		switch string(m.Name) {
+		case "resourceSpans":
+			spans = true
+		case "type", "operationId":
+			return false
 		}
 	}
-	return false
+	return spans
+}
+
+// LooksLong is Looks for the start of a line too long to parse whole: an
+// OTLP/JSON export has resourceSpans as its only member, and its encoders
+// write it first; a ledger record seldom runs to kilobytes, let alone
+// starts with it.
+func LooksLong(prefix []byte) bool {
+	p := bytes.TrimLeft(prefix, " \t\r")
+	if len(p) == 0 || p[0] != '{' {
+		return false
+	}
+	return bytes.HasPrefix(bytes.TrimLeft(p[1:], " \t\r\n"), []byte(`"resourceSpans"`))
 }
 
 // Converter turns OTLP/JSON lines into ledger records. Set Mapping (usually

@@ -544,6 +544,10 @@ func TestLooks(t *testing.T) {
 		{`{"resourceLogs":[]}`, false},
 		{`{"ResourceSpans":[]}`, false},
 		{`{"x":{"resourceSpans":[]}}`, false},
+		// A ledger record may carry any unknown member.
+		{`{"type":"attempt","operationId":"op","resourceSpans":[]}`, false},
+		{`{"resourceSpans":[],"operationId":"op"}`, false},
+		{`{"resourceSpans":[],"type":"effect"}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {
@@ -556,6 +560,25 @@ func TestLooks(t *testing.T) {
 				t.Errorf("Looks = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestLooksLong(t *testing.T) {
+	tests := []struct {
+		prefix string
+		want   bool
+	}{
+		{`{"resourceSpans":[{"resource":`, true},
+		{" \t{ \n \"resourceSpans\" : [", true},
+		{`{"type":"attempt","x":"` + strings.Repeat("a", 100) + `","resourceSpans":[`, false},
+		{`{"resourceLogs":[`, false},
+		{`["resourceSpans"`, false},
+		{``, false},
+	}
+	for _, tt := range tests {
+		if got := LooksLong([]byte(tt.prefix)); got != tt.want {
+			t.Errorf("LooksLong(%q) = %v, want %v", tt.prefix, got, tt.want)
+		}
 	}
 }
 
