@@ -420,13 +420,12 @@ func (a *Auditor) touch(ops, pairs []uint32, recs []Record) {
 
 // add folds r into op; th is the tableHash of r's key pair, if it has one.
 func (a *Auditor) add(r *Record, op *operation, th uint32) {
-	when := noStamp
-	if r.HasObservedAt {
-		if s, ok := stampOf(r.ObservedAt); ok {
-			when = s
-			a.track(op, tFirstSeen, when, true)
-			a.track(op, tLastSeen, when, false)
-		}
+	var when moment
+	timed := r.HasObservedAt
+	if timed {
+		when = momentOf(r.ObservedAt)
+		a.track(op, tFirstSeen, when, true)
+		a.track(op, tLastSeen, when, false)
 	}
 	var hash sref
 	if r.PayloadHash != "" {
@@ -439,27 +438,27 @@ func (a *Auditor) add(r *Record, op *operation, th uint32) {
 
 	switch r.Type {
 	case Attempt:
-		a.addAttempt(op, r, when, pair, hash)
+		a.addAttempt(op, r, timed, when, pair, hash)
 	case Effect:
 		if r.Result == "absent" {
 			op.absentObs++
-			if when != noStamp {
+			if timed {
 				a.track(op, tLastAbsent, when, false)
 			}
 			return
 		}
 		op.effectObs++
-		if when != noStamp {
+		if timed {
 			a.track(op, tFirstEffect, when, true)
 		}
 		a.st.add(&op.effects, r.EffectRef)
 	}
 }
 
-func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair, hash sref) {
+func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, pair *opPair, hash sref) {
 	op.attemptRecords++
 	// The absence rule looks at every attempt record...
-	if when != noStamp {
+	if timed {
 		a.track(op, tFirstAttempt, when, true)
 		a.track(op, tLastAttempt, when, false)
 	} else {
@@ -486,7 +485,7 @@ func (a *Auditor) addAttempt(op *operation, r *Record, when stamp, pair *opPair,
 			a.countResult(op, code)
 		}
 	}
-	if when == noStamp {
+	if !timed {
 		return
 	}
 	// The earliest success or final result, from any record that says so...

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -119,13 +118,13 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			return fmt.Sprintf("effectRef %s is also observed under %s %s", w.ref, noun, others)
 		})
 	}
-	if a.has(op, tFirstSuccess) && a.time(op, tLastNewAttempt) > a.time(op, tFirstSuccess) {
+	if a.has(op, tFirstSuccess) && a.time(op, tFirstSuccess).Before(a.time(op, tLastNewAttempt)) {
 		f.raise(fRetryAfterSuccess, func() string {
 			return fmt.Sprintf("an attempt at %s comes after the success at %s",
 				a.time(op, tLastNewAttempt), a.time(op, tFirstSuccess))
 		})
 	}
-	if a.has(op, tFirstFinal) && a.time(op, tLastNewAttempt) > a.time(op, tFirstFinal) {
+	if a.has(op, tFirstFinal) && a.time(op, tFirstFinal).Before(a.time(op, tLastNewAttempt)) {
 		f.raise(fRetryAfterFinal, func() string {
 			return fmt.Sprintf("an attempt at %s comes after a final result at %s",
 				a.time(op, tLastNewAttempt), a.time(op, tFirstFinal))
@@ -134,12 +133,12 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	if a.policy != nil {
 		a.eachPair(op, func(p *opPair) {
 			first, last := a.pairSpan(op, p)
-			if f.set.has(fRetryPastRetention) || first == noStamp || last == first {
+			if f.set.has(fRetryPastRetention) || first == noInstant || last == first {
 				return
 			}
 			b := a.pairAt(p.bind)
 			keep := a.policy.Retention(a.scope(b))
-			span := time.Duration(last - first) // negative if the difference overflowed
+			span := last.Sub(first) // negative if the difference overflows
 			if keep > 0 && (span < 0 || span > keep) {
 				f.raise(fRetryPastRetention, func() string {
 					length := span.String()
@@ -160,7 +159,7 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	// An untimed attempt record may be the first attempt, as in the
 	// absence rule: the first attempt's time is then unknown.
 	if a.has(op, tFirstEffect) && a.has(op, tFirstAttempt) && op.untimedAttempts == 0 &&
-		a.time(op, tFirstEffect) < a.time(op, tFirstAttempt) {
+		a.time(op, tFirstEffect).Before(a.time(op, tFirstAttempt)) {
 		f.raise(fEffectBeforeAttempt, func() string {
 			return fmt.Sprintf("an effect observed at %s precedes the first attempt at %s: clock skew or mis-attribution",
 				a.time(op, tFirstEffect), a.time(op, tFirstAttempt))

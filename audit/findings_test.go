@@ -256,6 +256,16 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
+			name: "times of any year: a retry centuries after a success, an effect before the attempt",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: "2026-01-01T00:00:00Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2300-01-01T00:00:00Z"},
+				{typ: E, op: "p", ref: "r", when: "1600-01-01T00:00:00Z"},
+				{typ: A, op: "p", attempt: "1", key: "k2", hash: "h", when: "1600-01-01T00:00:00.000000001Z"},
+			},
+			want: map[string][]string{"o": {"retry-after-success", "retry-past-retention"}, "p": {"effect-before-attempt"}},
+		},
+		{
 			name: "no effect-before-attempt: an attempt is untimed, and may be the first",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h"},

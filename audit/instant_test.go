@@ -157,3 +157,24 @@ func TestSortedNamed(t *testing.T) {
 		}
 	}
 }
+
+func TestInstantSub(t *testing.T) {
+	year0, year9999 := Instant{Sec: -62_167_219_200}, Instant{Sec: 253_402_300_799, Nsec: 999_999_999}
+	for _, tt := range []struct {
+		name string
+		i, j Instant
+		want time.Duration
+	}{
+		{"equal", Instant{Sec: 5, Nsec: 7}, Instant{Sec: 5, Nsec: 7}, 0},
+		{"a nanosecond across a second", Instant{Sec: 6}, Instant{Sec: 5, Nsec: 999_999_999}, 1},
+		{"backwards", Instant{Sec: 5}, Instant{Sec: 6, Nsec: 1}, -time.Second - 1},
+		{"292 years fit", Instant{Sec: 9_223_372_035}, Instant{}, 9_223_372_035 * time.Second},
+		{"past 292 years is negative", Instant{Sec: 9_223_372_037}, Instant{}, -1},
+		{"year 0000 to 9999 is negative", year9999, year0, -1},
+		{"year 9999 back to 0000 is the least Duration", year0, year9999, math.MinInt64},
+	} {
+		if got := tt.i.Sub(tt.j); got != tt.want {
+			t.Errorf("%s: %v.Sub(%v) = %d, want %d", tt.name, tt.i, tt.j, got, tt.want)
+		}
+	}
+}

@@ -9,20 +9,17 @@ import (
 // Compact forms of the values an operation keeps. Millions of operations
 // live at once, so a field's bytes are the audit's memory.
 
-// stamp is an instant as nanoseconds since 1970, the form the audit works
-// with times in (operations store them smaller still; see times.go): 8
-// bytes instead of Instant's 16. It spans the years 1678 to 2262 exactly;
-// a record observed outside them counts as untimed (see stampOf), so the
-// rules that need a time stay conservative.
+// stamp is an instant as nanoseconds since 1970, the form operations keep
+// times in (smaller still; see times.go): 8 bytes instead of Instant's 16.
+// It spans the years 1678 to 2262 exactly; an operation observed outside
+// them keeps its instants whole (see wideTimes).
 type stamp int64
 
-// noStamp marks a time that was never observed.
+// noStamp marks a time that was never observed, or that no stamp spans.
 const noStamp = stamp(math.MinInt64)
 
 // stampOf converts i, or reports that it lies outside the years a stamp
-// spans. Such a time is valid RFC 3339 but no trace of a running system
-// holds it; treating it as missing makes an absence unreliable and raises no
-// time-based finding, rather than compare clamped values.
+// spans.
 func stampOf(i Instant) (stamp, bool) {
 	const maxSec = math.MaxInt64/int64(1e9) - 1
 	if i.Sec > maxSec || i.Sec < -maxSec {

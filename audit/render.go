@@ -54,11 +54,10 @@ func (t *text) count(n int, noun string) {
 	}
 }
 
-// stamp appends s as RFC 3339 in UTC with as many fraction digits as
+// stamp appends i as RFC 3339 in UTC with as many fraction digits as
 // needed, as time.RFC3339Nano has it. Within the day of the stamp before,
 // it writes the time of day itself.
-func (t *text) stamp(s stamp) {
-	i := s.instant() // 0 <= Nsec < 1e9
+func (t *text) stamp(i Instant) {
 	day, sec := i.Sec/86400, i.Sec%86400
 	if sec < 0 {
 		day, sec = day-1, sec+86400
@@ -66,7 +65,8 @@ func (t *text) stamp(s stamp) {
 	if !t.hasDay || day != t.day {
 		start := len(t.b)
 		t.b = time.Unix(i.Sec, int64(i.Nsec)).UTC().AppendFormat(t.b, time.RFC3339Nano)
-		// Stamps span the years 1678 to 2262, always written with four digits.
+		// Only a day of a four-digit year is kept: an offset can move a
+		// year-0000 or year-9999 instant out of them.
 		if full := t.b[start:]; len(full) >= 20 && full[4] == '-' && full[10] == 'T' {
 			copy(t.dayText[:], full)
 			t.day, t.hasDay = day, true

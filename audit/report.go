@@ -765,5 +765,5 @@ func (a *Auditor) absent(op *operation) bool {
 	case !a.has(op, tLastAbsent) || op.untimedAttempts > 0:
 		return false
 	}
-	return a.time(op, tLastAbsent) >= a.time(op, tLastAttempt)
+	return !a.time(op, tLastAbsent).Before(a.time(op, tLastAttempt))
 }

@@ -261,12 +261,23 @@ func TestLabels(t *testing.T) {
 			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
 		},
 		{
-			name: "times beyond the years 1678 to 2262 count as untimed, never clamped",
+			name: "times of any year compare as instants, to the nanosecond",
 			recs: []rec{
 				{typ: A, op: "op-1", attempt: "a1", when: "2300-01-01T00:00:00Z"},
 				{typ: E, op: "op-1", result: "absent", when: "2263-01-01T00:00:00Z"},
+				{typ: A, op: "op-2", attempt: "a1", when: "1600-01-01T00:00:00Z"},
+				{typ: E, op: "op-2", result: "absent", when: "2026-01-01T00:00:00Z"},
+				{typ: A, op: "op-3", attempt: "a1", when: "2026-01-01T00:00:00Z"},
+				{typ: E, op: "op-3", result: "absent", when: "9999-12-31T23:59:59.999999999-23:59"},
+				{typ: A, op: "op-4", attempt: "a1", when: "0000-01-01T00:00:00.000000001+23:59"},
+				{typ: E, op: "op-4", result: "absent", when: "0000-01-01T00:00:00+23:59"},
+				{typ: A, op: "op-5", attempt: "a1", when: "0000-01-01T00:00:00.000000001+23:59"},
+				{typ: E, op: "op-5", result: "absent", when: "0000-01-01T00:00:00.000000001+23:59"},
 			},
-			want: []verdict{{"op-1", Uncertain, 1, 0, 0}},
+			want: []verdict{
+				{"op-1", Uncertain, 1, 0, 0}, {"op-2", Absent, 1, 0, 0}, {"op-3", Absent, 1, 0, 0},
+				{"op-4", Uncertain, 1, 0, 0}, {"op-5", Absent, 1, 0, 0},
+			},
 		},
 		{
 			name: "an absence without observedAt proves nothing after attempts",
