@@ -118,13 +118,16 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			return fmt.Sprintf("effectRef %s is also observed under %s %s", w.ref, noun, others)
 		})
 	}
-	if a.has(op, tFirstSuccess) && a.time(op, tFirstSuccess).Before(a.time(op, tLastNewAttempt)) {
+	// A retry takes a second attempt: one attempt exported twice, its
+	// success stamped before its first record, is no retry.
+	retried := func() bool { return a.attempts(op) >= 2 }
+	if a.has(op, tFirstSuccess) && a.time(op, tFirstSuccess).Before(a.time(op, tLastNewAttempt)) && retried() {
 		f.raise(fRetryAfterSuccess, func() string {
 			return fmt.Sprintf("an attempt at %s comes after the success at %s",
 				a.time(op, tLastNewAttempt), a.time(op, tFirstSuccess))
 		})
 	}
-	if a.has(op, tFirstFinal) && a.time(op, tFirstFinal).Before(a.time(op, tLastNewAttempt)) {
+	if a.has(op, tFirstFinal) && a.time(op, tFirstFinal).Before(a.time(op, tLastNewAttempt)) && retried() {
 		f.raise(fRetryAfterFinal, func() string {
 			return fmt.Sprintf("an attempt at %s comes after a final result at %s",
 				a.time(op, tLastNewAttempt), a.time(op, tFirstFinal))

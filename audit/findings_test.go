@@ -181,6 +181,14 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
+			name: "no retry-after-success: one attempt, its success exported stamped before its first record",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "timeout", when: t1},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t0},
+			},
+			want: map[string][]string{},
+		},
+		{
 			name: "retry-after-success: the success is known from a later record of its attempt",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t0},
