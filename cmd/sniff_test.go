@@ -1,0 +1,60 @@
+package cmd
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/effectaudit/effectaudit/ndjson"
+	"github.com/effectaudit/effectaudit/otlp"
+)
+
+// FuzzIsOTLP holds auto-detection to what SPEC lets it do: it never takes a
+// line with a type or an operationId for an OTLP export, and it refuses an
+// input as binary only when no line after the first is a JSON object.
+func FuzzIsOTLP(f *testing.F) {
+	for _, seed := range []string{
+		`{"resourceSpans":[]}` + "\n",
+		`{"type":"attempt","operationId":"o","resourceSpans":[]}` + "\n",
+		"\x0c{\"type\":\"effect\"}\n{\"type\":\"effect\",\"operationId\":\"o\",\"effectRef\":\"r\"}\n",
+		"\n\x0a\x02\x0a\x00binary\n",
+		"\xef\xbb\xbf \r\n{\"resourceSpans\":null}",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range []string{"auto", "ndjson", "otlp"} {
+			isOTLP, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(data), otlpSniffBytes), format)
+			if format == "ndjson" && (isOTLP || err != nil) {
+				t.Fatalf("ndjson: isOTLP = %v, %v", isOTLP, err)
+			}
+			if format != "auto" {
+				continue
+			}
+			lines := bytes.Split(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), []byte("\n"))
+			var first int
+			for first < len(lines) && ndjson.Blank(bytes.TrimRight(lines[first], "\r")) {
+				first++
+			}
+			if first == len(lines) {
+				if isOTLP || err != nil {
+					t.Fatalf("blank input: isOTLP = %v, %v", isOTLP, err)
+				}
+				continue
+			}
+			var p ndjson.Parser
+			if members, perr := p.Parse(bytes.TrimRight(lines[first], "\r")); perr == nil && isOTLP && !otlp.Looks(members) {
+				t.Fatalf("a first line without resourceSpans, or with a type or operationId, taken for OTLP: %q", lines[first])
+			}
+			if errors.Is(err, otlp.ErrBinary) && len(data) < otlpSniffBytes {
+				for _, l := range lines[first+1:] {
+					if _, perr := p.Parse(bytes.TrimRight(l, "\r")); perr == nil {
+						t.Fatalf("refused as binary, yet line %q is a JSON object", l)
+					}
+				}
+			}
+		}
+	})
+}
