@@ -48,6 +48,7 @@ type Auditor struct {
 	totaled  []uint64               // bitmap by binding: which have totals
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
 	wide     map[sref]*wideTimes    // by operation id; see times.go
+	far      map[sref]*farTimes     // likewise
 
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
@@ -179,7 +180,7 @@ type operation struct {
 	base       stamp // what times are relative to; see times.go
 	attemptIDs fingerprintSet
 
-	times   [nTimes]delta // or in Auditor.wide when wide
+	times   [nTimes]delta // or in Auditor.wide or far; see times.go
 	pair    opPair        // the first key pair; bind < 0 when none
 	effects stringSet     // distinct effectRefs
 	hashes  stringSet     // distinct payloadHashes
@@ -204,6 +205,7 @@ type opFlags uint8
 
 const (
 	wide     opFlags = 1 << iota // times are in Auditor.wide; see times.go
+	far                          // times are in Auditor.far; see times.go
 	spilled                      // results are all in the extra; see countInline
 	unhashed                     // it has attempt records with a key but no payloadHash
 )

@@ -3,6 +3,7 @@ package audit
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -141,12 +142,12 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			}
 			b := a.pairAt(p.bind)
 			keep := a.policy.Retention(a.scope(b))
-			span := last.Sub(first) // negative if the difference overflows
-			if keep > 0 && (span < 0 || span > keep) {
+			span := last.Sub(first) // the largest Duration past 292 years
+			if keep > 0 && span > keep {
 				f.raise(fRetryPastRetention, func() string {
 					length := span.String()
-					if span < 0 {
-						length = "more than 292 years"
+					if span == math.MaxInt64 {
+						length = "292 years or more"
 					}
 					return fmt.Sprintf("attempts under key %s span %s (%s to %s), beyond its %s retention",
 						a.describeKey(b), length, first, last, keep)

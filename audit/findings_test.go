@@ -189,6 +189,14 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
+			name: "no retry-after-final: one attempt, its final result exported stamped before its first record",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "timeout", when: t1},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "invalid_arguments", when: t0},
+			},
+			want: map[string][]string{},
+		},
+		{
 			name: "retry-after-success: the success is known from a later record of its attempt",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t0},

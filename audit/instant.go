@@ -2,7 +2,6 @@ package audit
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"time"
 )
@@ -19,19 +18,9 @@ func (i Instant) Before(j Instant) bool {
 	return i.Sec < j.Sec || (i.Sec == j.Sec && i.Nsec < j.Nsec)
 }
 
-// Sub returns the duration i-j. Past what a Duration holds (292 years) it
-// returns -1 for a positive i-j and the least Duration for a negative one:
-// either way a caller that only expects i-j >= 0 sees a negative value.
-func (i Instant) Sub(j Instant) time.Duration {
-	sec, nsec := i.Sec-j.Sec, int64(i.Nsec)-int64(j.Nsec)
-	if (i.Sec > j.Sec) != (sec > 0) || sec > math.MaxInt64/int64(time.Second)-1 || sec < math.MinInt64/int64(time.Second)+1 {
-		if j.Before(i) {
-			return -1
-		}
-		return math.MinInt64
-	}
-	return time.Duration(sec)*time.Second + time.Duration(nsec)
-}
+// Sub returns the duration i-j, saturated as time.Time.Sub does: past
+// about 292 years either way it is the largest or the least Duration.
+func (i Instant) Sub(j Instant) time.Duration { return i.Time().Sub(j.Time()) }
 
 // Time converts i to a time.Time in UTC.
 func (i Instant) Time() time.Time { return time.Unix(i.Sec, int64(i.Nsec)).UTC() }

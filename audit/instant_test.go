@@ -168,13 +168,17 @@ func TestInstantSub(t *testing.T) {
 		{"equal", Instant{Sec: 5, Nsec: 7}, Instant{Sec: 5, Nsec: 7}, 0},
 		{"a nanosecond across a second", Instant{Sec: 6}, Instant{Sec: 5, Nsec: 999_999_999}, 1},
 		{"backwards", Instant{Sec: 5}, Instant{Sec: 6, Nsec: 1}, -time.Second - 1},
-		{"292 years fit", Instant{Sec: 9_223_372_035}, Instant{}, 9_223_372_035 * time.Second},
-		{"past 292 years is negative", Instant{Sec: 9_223_372_037}, Instant{}, -1},
-		{"year 0000 to 9999 is negative", year9999, year0, -1},
-		{"year 9999 back to 0000 is the least Duration", year0, year9999, math.MinInt64},
+		{"the largest Duration exactly", Instant{Sec: 9_223_372_036, Nsec: 854_775_807}, Instant{}, math.MaxInt64},
+		{"just under it, with a borrow", Instant{Sec: 9_223_372_036}, Instant{Nsec: 500_000_000}, 9_223_372_035_500_000_000},
+		{"past it", Instant{Sec: 9_223_372_036, Nsec: 854_775_808}, Instant{}, math.MaxInt64},
+		{"the least Duration exactly", Instant{}, Instant{Sec: 9_223_372_036, Nsec: 854_775_808}, math.MinInt64},
+		{"year 0000 to 9999", year9999, year0, math.MaxInt64},
+		{"year 9999 back to 0000", year0, year9999, math.MinInt64},
 	} {
-		if got := tt.i.Sub(tt.j); got != tt.want {
-			t.Errorf("%s: %v.Sub(%v) = %d, want %d", tt.name, tt.i, tt.j, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.i.Sub(tt.j); got != tt.want {
+				t.Errorf("%v.Sub(%v) = %d, want %d", tt.i, tt.j, got, tt.want)
+			}
+		})
 	}
 }

@@ -9,10 +9,10 @@ import (
 // Compact forms of the values an operation keeps. Millions of operations
 // live at once, so a field's bytes are the audit's memory.
 
-// stamp is an instant as nanoseconds since 1970, the form operations keep
-// times in (smaller still; see times.go): 8 bytes instead of Instant's 16.
-// It spans the years 1678 to 2262 exactly; an operation observed outside
-// them keeps its instants whole (see wideTimes).
+// stamp is an instant as nanoseconds since 1970, the form nearly every
+// operation keeps times in (smaller still; see times.go): 8 bytes instead of
+// Instant's 16. It spans the years 1678 to 2262 exactly; an operation
+// observed outside them keeps Instants (see farTimes).
 type stamp int64
 
 // noStamp marks a time that was never observed, or that no stamp spans.

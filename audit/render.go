@@ -19,8 +19,8 @@ import (
 type text struct {
 	b []byte
 
-	// The date of the last stamp written in full, "2006-01-02T": operations
-	// come in order of first appearance, so a batch's stamps mostly share a
+	// The date of the last instant written in full, "2006-01-02T": operations
+	// come in order of first appearance, so a batch's instants mostly share a
 	// day, though not a minute, with the one before.
 	day     int64
 	dayText [11]byte
@@ -54,10 +54,10 @@ func (t *text) count(n int, noun string) {
 	}
 }
 
-// stamp appends i as RFC 3339 in UTC with as many fraction digits as
-// needed, as time.RFC3339Nano has it. Within the day of the stamp before,
+// instant appends i as RFC 3339 in UTC with as many fraction digits as
+// needed, as time.RFC3339Nano has it. Within the day of the instant before,
 // it writes the time of day itself.
-func (t *text) stamp(i Instant) {
+func (t *text) instant(i Instant) {
 	day, sec := i.Sec/86400, i.Sec%86400
 	if sec < 0 {
 		day, sec = day-1, sec+86400
@@ -150,7 +150,7 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 	if a.has(op, tFirstSeen) {
 		for i, which := range [2]int{tFirstSeen, tLastSeen} {
 			start := len(t.b)
-			t.stamp(a.time(op, which))
+			t.instant(a.time(op, which))
 			times[i] = t.since(start)
 		}
 		o.FirstObservedAt, o.LastObservedAt = &times[0], &times[1]
@@ -201,11 +201,11 @@ func (v *view) reason(t *text, a *Auditor, op *operation) {
 			return
 		}
 		t.s("absent observed at ")
-		t.stamp(a.time(op, tLastAbsent))
+		t.instant(a.time(op, tLastAbsent))
 		t.s(", at or after every attempt (")
 		t.count(a.attempts(op), "attempt")
 		t.s(", last at ")
-		t.stamp(a.time(op, tLastAttempt))
+		t.instant(a.time(op, tLastAttempt))
 		t.s(")")
 	default:
 		v.uncertainReason(t, a, op)
@@ -229,13 +229,13 @@ func (v *view) uncertainReason(t *text, a *Auditor, op *operation) {
 			t.s(" lack")
 		}
 		t.s(" a usable observedAt, so the absence observed at ")
-		t.stamp(a.time(op, tLastAbsent))
+		t.instant(a.time(op, tLastAbsent))
 		t.s(" is not reliable")
 	default:
 		t.s("latest absent observation (")
-		t.stamp(a.time(op, tLastAbsent))
+		t.instant(a.time(op, tLastAbsent))
 		t.s(") precedes the last attempt (")
-		t.stamp(a.time(op, tLastAttempt))
+		t.instant(a.time(op, tLastAttempt))
 		t.s(")")
 	}
 }

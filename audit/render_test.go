@@ -93,12 +93,12 @@ func TestLongOperationsSplitBatches(t *testing.T) {
 	}
 }
 
-// TestTextStamp checks stamps written in full and within the day of the
-// one before against time's RFC 3339 formatter, on runs of stamps close
+// TestTextInstant checks instants written in full and within the day of the
+// one before against time's RFC 3339 formatter, on runs of instants close
 // together and far apart, before and after 1970, whole and fractional,
 // from the year 0000 to 9999 and a day beyond each (where an offset takes
 // them).
-func TestTextStamp(t *testing.T) {
+func TestTextInstant(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var tx text
 	const minSec, maxSec = -62_167_219_200 - 86_400, 253_402_300_799 + 86_400
@@ -126,10 +126,10 @@ func TestTextStamp(t *testing.T) {
 			sec, nsec = -86401, 5 // a negative day first
 		}
 		start := len(tx.b)
-		tx.stamp(Instant{Sec: sec, Nsec: nsec})
+		tx.instant(Instant{Sec: sec, Nsec: nsec})
 		want := time.Unix(sec, int64(nsec)).UTC().Format(time.RFC3339Nano)
 		if got := string(tx.b[start:]); got != want {
-			t.Fatalf("stamp %d: wrote %q, want %q", k, got, want)
+			t.Fatalf("instant %d: wrote %q, want %q", k, got, want)
 		}
 		if len(tx.b) > 1<<20 {
 			tx.b = tx.b[:0]

@@ -9,9 +9,11 @@ import "math"
 // operation keeps each instant as a signed count of milliseconds from its
 // first one: 4 bytes. An operation with an instant that is not a whole
 // number of milliseconds from the first, or more than 24 days away from it,
-// goes wide: its instants move, exact, to a side table. So does one with
-// an instant outside the years 1678 to 2262, which a stamp does not span.
-// Either way an instant reads back exactly as it was observed.
+// goes wide: its instants move, exact, to a side table of stamps. One with
+// an instant outside the years 1678 to 2262, which a stamp does not span,
+// goes far: to a side table of Instants, twice the size, which only such
+// rare operations pay for. Either way an instant reads back exactly as it
+// was observed.
 
 // delta is an instant as milliseconds from its operation's base.
 type delta int32
@@ -21,6 +23,12 @@ const noDelta = delta(math.MinInt32)
 
 // wideTimes are the instants of a wide operation.
 type wideTimes struct {
+	times [nTimes]stamp
+	pairs map[int32][2]stamp // by binding: the first and last attempt
+}
+
+// farTimes are the instants of a far operation.
+type farTimes struct {
 	times [nTimes]Instant
 	pairs map[int32][2]Instant // by binding: the first and last attempt
 }
@@ -70,17 +78,23 @@ func (op *operation) stampOf(d delta) stamp {
 }
 
 // instantOf is the instant of op's delta d, or noInstant.
-func (op *operation) instantOf(d delta) Instant {
-	if d == noDelta {
+func (op *operation) instantOf(d delta) Instant { return stampInstant(op.stampOf(d)) }
+
+// stampInstant is the instant of s, or noInstant.
+func stampInstant(s stamp) Instant {
+	if s == noStamp {
 		return noInstant
 	}
-	return op.stampOf(d).instant()
+	return s.instant()
 }
 
 // time returns op's instant t, or noInstant.
 func (a *Auditor) time(op *operation, t int) Instant {
-	if op.is(wide) {
-		return a.wide[op.id].times[t]
+	switch {
+	case op.is(far):
+		return a.far[op.id].times[t]
+	case op.is(wide):
+		return stampInstant(a.wide[op.id].times[t])
 	}
 	return op.instantOf(op.times[t])
 }
@@ -90,7 +104,15 @@ func (a *Auditor) has(op *operation, t int) bool { return a.time(op, t) != noIns
 // track folds m into op's instant t, keeping the earliest (min) or the
 // latest.
 func (a *Auditor) track(op *operation, t int, m moment, min bool) {
-	if !op.is(wide) {
+	if m.s == noStamp && !op.is(far) {
+		a.goFar(op)
+	}
+	switch {
+	case op.is(far):
+		f := a.far[op.id]
+		f.times[t] = foldInstant(f.times[t], m.at, min)
+		return
+	case !op.is(wide):
 		if d, ok := op.deltaOf(m.s); ok {
 			op.times[t] = fold(op.times[t], d, noDelta, min)
 			return
@@ -98,12 +120,24 @@ func (a *Auditor) track(op *operation, t int, m moment, min bool) {
 		a.widen(op)
 	}
 	w := a.wide[op.id]
-	w.times[t] = foldInstant(w.times[t], m.at, min)
+	w.times[t] = fold(w.times[t], m.s, noStamp, min)
 }
 
 // trackPair folds m into the span of op's key pair p.
 func (a *Auditor) trackPair(op *operation, p *opPair, m moment) {
-	if !op.is(wide) {
+	if m.s == noStamp && !op.is(far) {
+		a.goFar(op)
+	}
+	switch {
+	case op.is(far):
+		f := a.far[op.id]
+		span, ok := f.pairs[p.bind]
+		if !ok {
+			span = [2]Instant{noInstant, noInstant}
+		}
+		f.pairs[p.bind] = [2]Instant{foldInstant(span[0], m.at, true), foldInstant(span[1], m.at, false)}
+		return
+	case !op.is(wide):
 		if d, ok := op.deltaOf(m.s); ok {
 			p.first = fold(p.first, d, noDelta, true)
 			p.last = fold(p.last, d, noDelta, false)
@@ -114,32 +148,38 @@ func (a *Auditor) trackPair(op *operation, p *opPair, m moment) {
 	w := a.wide[op.id]
 	span, ok := w.pairs[p.bind]
 	if !ok {
-		span = [2]Instant{noInstant, noInstant}
+		span = [2]stamp{noStamp, noStamp}
 	}
-	w.pairs[p.bind] = [2]Instant{foldInstant(span[0], m.at, true), foldInstant(span[1], m.at, false)}
+	w.pairs[p.bind] = [2]stamp{fold(span[0], m.s, noStamp, true), fold(span[1], m.s, noStamp, false)}
 }
 
 // pairSpan returns the first and last attempt under op's key pair p, or
 // noInstant for both.
 func (a *Auditor) pairSpan(op *operation, p *opPair) (first, last Instant) {
-	if !op.is(wide) {
+	switch {
+	case op.is(far):
+		if span, ok := a.far[op.id].pairs[p.bind]; ok {
+			return span[0], span[1]
+		}
+	case op.is(wide):
+		if span, ok := a.wide[op.id].pairs[p.bind]; ok {
+			return stampInstant(span[0]), stampInstant(span[1])
+		}
+	default:
 		return op.instantOf(p.first), op.instantOf(p.last)
-	}
-	if span, ok := a.wide[op.id].pairs[p.bind]; ok {
-		return span[0], span[1]
 	}
 	return noInstant, noInstant
 }
 
-// widen moves op's instants to the side table.
+// widen moves op's instants to the side table of stamps.
 func (a *Auditor) widen(op *operation) {
-	w := &wideTimes{pairs: map[int32][2]Instant{}}
+	w := &wideTimes{pairs: map[int32][2]stamp{}}
 	for t := range op.times {
-		w.times[t] = op.instantOf(op.times[t])
+		w.times[t] = op.stampOf(op.times[t])
 	}
 	a.eachPair(op, func(p *opPair) {
 		if p.first != noDelta {
-			w.pairs[p.bind] = [2]Instant{op.instantOf(p.first), op.instantOf(p.last)}
+			w.pairs[p.bind] = [2]stamp{op.stampOf(p.first), op.stampOf(p.last)}
 		}
 	})
 	if a.wide == nil {
@@ -147,6 +187,29 @@ func (a *Auditor) widen(op *operation) {
 	}
 	a.wide[op.id] = w
 	op.flags |= wide
+}
+
+// goFar moves op's instants, compact or wide, to the side table of
+// Instants.
+func (a *Auditor) goFar(op *operation) {
+	f := &farTimes{pairs: map[int32][2]Instant{}}
+	for t := range f.times {
+		f.times[t] = a.time(op, t)
+	}
+	a.eachPair(op, func(p *opPair) {
+		if first, last := a.pairSpan(op, p); first != noInstant {
+			f.pairs[p.bind] = [2]Instant{first, last}
+		}
+	})
+	if op.is(wide) {
+		delete(a.wide, op.id)
+		op.flags &^= wide
+	}
+	if a.far == nil {
+		a.far = map[sref]*farTimes{}
+	}
+	a.far[op.id] = f
+	op.flags |= far
 }
 
 // fold keeps the earliest (min) or the latest of cur and v; none is no

@@ -35,13 +35,14 @@ func TestTimesReadBackExactly(t *testing.T) {
 			want[i] = noInstant
 		}
 		wantSpan := [2][2]Instant{{noInstant, noInstant}, {noInstant, noInstant}}
-		// Mostly millisecond instants; a seed may bring one of the others
-		// in at any point, and the operation goes wide from there on.
-		odd := kinds[1+rng.IntN(len(kinds)-1)]
+		// Mostly millisecond instants; a seed may bring two of the others
+		// in at any point, and the operation goes wide or far from there
+		// on, or wide and then far.
+		odd := [2]func(rng *rand.Rand) Instant{kinds[1+rng.IntN(len(kinds)-1)], kinds[1+rng.IntN(len(kinds)-1)]}
 		for range 40 {
 			i := kinds[0](rng)
 			if rng.IntN(int(seed%8)+1) == 0 {
-				i = odd(rng)
+				i = odd[rng.IntN(2)](rng)
 			}
 			if rng.IntN(3) == 0 {
 				p := rng.IntN(2)
@@ -55,14 +56,14 @@ func TestTimesReadBackExactly(t *testing.T) {
 		}
 		for ti := range want {
 			if got := a.time(op, ti); got != want[ti] {
-				t.Fatalf("seed %d (wide %v): instant %d = %v, want %v", seed, op.is(wide), ti, got, want[ti])
+				t.Fatalf("seed %d (flags %b): instant %d = %v, want %v", seed, op.flags, ti, got, want[ti])
 			}
 		}
 		for p := range pairs {
 			first, last := a.pairSpan(op, pairs[p])
 			if first != wantSpan[p][0] || last != wantSpan[p][1] {
-				t.Fatalf("seed %d (wide %v): pair %d spans %v to %v, want %v to %v",
-					seed, op.is(wide), p, first, last, wantSpan[p][0], wantSpan[p][1])
+				t.Fatalf("seed %d (flags %b): pair %d spans %v to %v, want %v to %v",
+					seed, op.flags, p, first, last, wantSpan[p][0], wantSpan[p][1])
 			}
 		}
 	}

@@ -195,9 +195,9 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 	// Auto-detection refuses what looks like the collector's binary output:
 	// a first non-blank line with a control byte, which no JSON text holds
 	// raw (a protobuf export starts with the tag byte 0x0A, a line feed,
-	// and goes on in binary), and no JSON object on a line of its own in
-	// the rest of the prefix. A text ledger whose first line is bad has
-	// records after it, and that line is an invalid line like any other.
+	// and goes on in binary), and no record on a line of its own in the
+	// rest of the prefix. A text ledger whose first line is bad has records
+	// after it, and that line is an invalid line like any other.
 	whole := len(prefix) < otlpSniffBytes // the prefix is the whole input
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
@@ -230,9 +230,11 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 }
 
 // holdsObject reports whether lines, the sniffed prefix after its first
-// line, hold a JSON object on a line of their own. The last line counts
-// only if whole says the prefix is all of the input: otherwise it may be
-// cut short.
+// line, hold a ledger record or an OTLP export on a line of its own: a JSON
+// object with a type, an operationId or resourceSpans. Any object would
+// not do, since protobuf bytes split at line feeds can make a small one.
+// The last line counts only if whole says the prefix is all of the input:
+// otherwise it may be cut short.
 func holdsObject(lines []byte, whole bool) bool {
 	var p ndjson.Parser
 	for len(lines) > 0 {
@@ -243,8 +245,13 @@ func holdsObject(lines []byte, whole bool) bool {
 			}
 			end = len(lines)
 		}
-		if _, err := p.Parse(bytes.TrimRight(lines[:end], "\r")); err == nil {
-			return true
+		if members, err := p.Parse(bytes.TrimRight(lines[:end], "\r")); err == nil {
+			for _, m := range members {
+				switch string(m.Name) {
+				case "type", "operationId", "resourceSpans":
+					return true
+				}
+			}
 		}
 		lines = lines[min(end+1, len(lines)):]
 	}

@@ -58,3 +58,27 @@ func FuzzIsOTLP(f *testing.F) {
 		}
 	})
 }
+
+func TestHoldsObject(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines string
+		whole bool
+		want  bool
+	}{
+		{"a record", `{"type":"effect","operationId":"o","effectRef":"r"}` + "\n", false, true},
+		{"a record after CRLF lines", "garbage\r\n" + `{"operationId":"o"}` + "\r\n", false, true},
+		{"an OTLP export", `{"resourceSpans":[]}` + "\n", false, true},
+		{"an object of protobuf bytes", "\t{\"a\":\"b\"}\n\x00\x12", true, false},
+		{"a last line that may be cut short", `{"type":"effect"}`, false, false},
+		{"a last line that is all of the input", `{"type":"effect"}`, true, true},
+		{"nothing", "", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := holdsObject([]byte(tt.lines), tt.whole); got != tt.want {
+				t.Errorf("holdsObject(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
+			}
+		})
+	}
+}

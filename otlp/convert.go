@@ -133,7 +133,7 @@ func LooksLong(prefix []byte) bool {
 	if len(p) == 0 || p[0] != '{' {
 		return false
 	}
-	return bytes.HasPrefix(bytes.TrimLeft(p[1:], " \t\r\n"), []byte(`"resourceSpans"`))
+	return bytes.HasPrefix(bytes.TrimLeft(p[1:], " \t\r"), []byte(`"resourceSpans"`))
 }
 
 // Converter turns OTLP/JSON lines into ledger records. Set Mapping (usually

@@ -565,20 +565,22 @@ func TestLooks(t *testing.T) {
 
 func TestLooksLong(t *testing.T) {
 	tests := []struct {
-		prefix string
-		want   bool
+		name, prefix string
+		want         bool
 	}{
-		{`{"resourceSpans":[{"resource":`, true},
-		{" \t{ \n \"resourceSpans\" : [", true},
-		{`{"type":"attempt","x":"` + strings.Repeat("a", 100) + `","resourceSpans":[`, false},
-		{`{"resourceLogs":[`, false},
-		{`["resourceSpans"`, false},
-		{``, false},
+		{"an export", `{"resourceSpans":[{"resource":`, true},
+		{"spaced", " \t{ \t\"resourceSpans\" : [", true},
+		{"a long ledger record naming it", `{"type":"attempt","x":"` + strings.Repeat("a", 100) + `","resourceSpans":[`, false},
+		{"logs", `{"resourceLogs":[`, false},
+		{"an array", `["resourceSpans"`, false},
+		{"nothing", ``, false},
 	}
 	for _, tt := range tests {
-		if got := LooksLong([]byte(tt.prefix)); got != tt.want {
-			t.Errorf("LooksLong(%q) = %v, want %v", tt.prefix, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LooksLong([]byte(tt.prefix)); got != tt.want {
+				t.Errorf("LooksLong(%q) = %v, want %v", tt.prefix, got, tt.want)
+			}
+		})
 	}
 }
 
