@@ -212,7 +212,7 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 			continue
 		}
 		if bytes.ContainsFunc(first, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' }) {
-			if holdsObject(rest, whole) {
+			if holdsRecord(rest, whole) {
 				return false, nil
 			}
 			return false, otlp.ErrBinary
@@ -229,13 +229,13 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 	return false, nil
 }
 
-// holdsObject reports whether lines, the sniffed prefix after its first
+// holdsRecord reports whether lines, the sniffed prefix after its first
 // line, hold a ledger record or an OTLP export on a line of its own: a JSON
 // object with a type, an operationId or resourceSpans. Any object would
 // not do, since protobuf bytes split at line feeds can make a small one.
 // The last line counts only if whole says the prefix is all of the input:
 // otherwise it may be cut short.
-func holdsObject(lines []byte, whole bool) bool {
+func holdsRecord(lines []byte, whole bool) bool {
 	var p ndjson.Parser
 	for len(lines) > 0 {
 		end := bytes.IndexByte(lines, '\n')

@@ -66,7 +66,7 @@ func FuzzIsOTLP(f *testing.F) {
 	})
 }
 
-func TestHoldsObject(t *testing.T) {
+func TestHoldsRecord(t *testing.T) {
 	tests := []struct {
 		name  string
 		lines string
@@ -83,8 +83,8 @@ func TestHoldsObject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := holdsObject([]byte(tt.lines), tt.whole); got != tt.want {
-				t.Errorf("holdsObject(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
+			if got := holdsRecord([]byte(tt.lines), tt.whole); got != tt.want {
+				t.Errorf("holdsRecord(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
 			}
 		})
 	}
