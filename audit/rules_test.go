@@ -450,14 +450,20 @@ func TestManyResults(t *testing.T) {
 }
 
 // TestMergeMatchesSingle checks that sharding operations across Auditors
-// gives the report of one Auditor, including cross-shard key conflicts.
+// gives the report of one Auditor, including cross-shard key conflicts and
+// operations whose times are compact, wide (nanoseconds) and far (the year
+// 9999) on either side.
 func TestMergeMatchesSingle(t *testing.T) {
 	recs := build(t, []rec{
-		{typ: A, op: "op-1", attempt: "a1", key: "k", hash: "h1"},
-		{typ: A, op: "op-2", attempt: "a1", key: "k", hash: "h2"},
-		{typ: E, op: "op-3", ref: "r"},
+		{typ: A, op: "op-1", attempt: "a1", key: "k", hash: "h1", when: "2026-01-01T00:00:00Z"},
+		{typ: A, op: "op-2", attempt: "a1", key: "k", hash: "h2", when: "2026-01-01T00:00:00.000000001Z"},
+		{typ: E, op: "op-3", ref: "r", when: "9999-01-01T00:00:00Z"},
 		{typ: A, op: "op-4", attempt: "a1", key: "j", hash: "h1"},
-		{typ: E, op: "op-1", ref: "r"},
+		{typ: E, op: "op-1", ref: "r", when: "2026-01-01T00:00:01Z"},
+		{typ: A, op: "op-2", attempt: "a2", key: "k", hash: "h2", result: "success", when: "2026-01-01T00:00:00.5Z"},
+		{typ: A, op: "op-2", attempt: "a3", key: "k", hash: "h2", when: "9999-12-31T23:59:59Z"},
+		{typ: E, op: "op-4", result: "absent", when: "0000-01-01T00:00:00Z"},
+		{typ: A, op: "op-1", attempt: "a2", key: "k2", hash: "h1", when: "1600-01-01T00:00:00Z"},
 	})
 	want := run(recs)
 	shards := []*Auditor{New(nil), New(nil)}
@@ -468,8 +474,8 @@ func TestMergeMatchesSingle(t *testing.T) {
 		}
 		shard.Add(&recs[i])
 	}
-	shards[0].AddLines(3, 0, 3)
-	shards[1].AddLines(2, 0, 2)
+	shards[0].AddLines(5, 0, 5)
+	shards[1].AddLines(4, 0, 4)
 	got := Merge(shards...)
 	if diff := cmp.Diff(want.Summary, got.Summary); diff != "" {
 		t.Errorf("merged summary (-single +merged):\n%s", diff)

@@ -6,9 +6,10 @@ import (
 	"testing"
 )
 
-// TestTimesReadBackExactly folds instants into operations, compact and
-// wide, and checks every instant and key-pair span against a plain model
-// that keeps full instants.
+// TestTimesReadBackExactly folds instants into operations, compact, wide
+// and far, and checks every instant and key-pair span against a plain model
+// that keeps full instants. The second key pair comes halfway, after the
+// operation may have gone wide or far.
 func TestTimesReadBackExactly(t *testing.T) {
 	const maxStamp = stamp(math.MaxInt64/int64(1e9)-1) * 1e9
 	base := stamp(1_772_400_000) * 1e9 // 2026
@@ -27,8 +28,7 @@ func TestTimesReadBackExactly(t *testing.T) {
 		a := New(nil)
 		op := a.op("op", Position{})
 		a.bind(op, "", "k1", a.tableHash("\x00k1"), 0)
-		a.bind(op, "", "k2", a.tableHash("\x00k2"), 0)
-		pairs := []*opPair{a.findPair(op, 0), a.findPair(op, 1)}
+		pairs := []*opPair{a.findPair(op, 0)}
 
 		var want [nTimes]Instant
 		for i := range want {
@@ -39,13 +39,17 @@ func TestTimesReadBackExactly(t *testing.T) {
 		// in at any point, and the operation goes wide or far from there
 		// on, or wide and then far.
 		odd := [2]func(rng *rand.Rand) Instant{kinds[1+rng.IntN(len(kinds)-1)], kinds[1+rng.IntN(len(kinds)-1)]}
-		for range 40 {
+		for k := range 40 {
+			if k == 20 {
+				a.bind(op, "", "k2", a.tableHash("\x00k2"), 0)
+				pairs = append(pairs, a.findPair(op, 1))
+			}
 			i := kinds[0](rng)
 			if rng.IntN(int(seed%8)+1) == 0 {
 				i = odd[rng.IntN(2)](rng)
 			}
 			if rng.IntN(3) == 0 {
-				p := rng.IntN(2)
+				p := rng.IntN(len(pairs))
 				a.trackPair(op, pairs[p], momentOf(i))
 				wantSpan[p] = [2]Instant{foldInstant(wantSpan[p][0], i, true), foldInstant(wantSpan[p][1], i, false)}
 				continue

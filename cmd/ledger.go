@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -125,7 +126,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 				display = "<stdin>"
 			}
 			names = append(names, display)
-			if err := readInput(s, o, pipe, name, display, i); err != nil {
+			if err := readInput(s, o, pipe, recordMarks(fields), name, display, i); err != nil {
 				return nil, nil, failure(err)
 			}
 		}
@@ -138,7 +139,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 }
 
 // readInput audits one input, with progress on a terminal after a second.
-func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, display string, index int) error {
+func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, marks []string, name, display string, index int) error {
 	src, err := input.Open(name, s.In)
 	if err != nil {
 		return err
@@ -148,7 +149,7 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, name, displa
 	// 256 KiB, which a smaller buffer passes straight through.
 	br := bufio.NewReaderSize(src, otlpSniffBytes)
 	in.R = br
-	if in.OTLP, err = isOTLP(br, o.InputFormat); err != nil {
+	if in.OTLP, err = isOTLP(br, o.InputFormat, marks); err != nil {
 		src.Close()
 		return fmt.Errorf("%s: %w", display, err)
 	}
@@ -179,9 +180,23 @@ func tuneGC(s *Streams) (stop func()) {
 // from ledger NDJSON, and text from binary.
 const otlpSniffBytes = 64 << 10
 
+// recordMarks returns the top-level members that mark a line as a ledger
+// record, one of which every record has: type and operationId, or the first
+// segments of the paths --map reads them from.
+func recordMarks(fields *fieldmap.Map) []string {
+	marks := []string{"type", "operationId"}
+	for _, field := range marks[:2] {
+		if path, ok := fields.Path(field); ok {
+			marks = append(marks, path[0])
+		}
+	}
+	return marks
+}
+
 // isOTLP decides whether an input holds OTLP/JSON exports: by --input-format,
 // or, for auto, by its first line. It refuses the collector's binary output.
-func isOTLP(br *bufio.Reader, format string) (bool, error) {
+// A line with one of marks as a member is a ledger record (see recordMarks).
+func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	if format == "ndjson" {
 		return false, nil
 	}
@@ -212,7 +227,7 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 			continue
 		}
 		if bytes.ContainsFunc(first, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' }) {
-			if holdsRecord(rest, whole) {
+			if holdsRecord(rest, whole, marks) {
 				return false, nil
 			}
 			return false, otlp.ErrBinary
@@ -224,18 +239,18 @@ func isOTLP(br *bufio.Reader, format string) (bool, error) {
 		}
 		var p ndjson.Parser
 		members, err := p.Parse(first)
-		return err == nil && otlp.Looks(members), nil
+		return err == nil && otlp.Looks(members) && !hasMember(members, marks), nil
 	}
 	return false, nil
 }
 
 // holdsRecord reports whether lines, the sniffed prefix after its first
 // line, hold a ledger record or an OTLP export on a line of its own: a JSON
-// object with a type, an operationId or resourceSpans. Any object would
+// object with one of marks or resourceSpans as a member. Any object would
 // not do, since protobuf bytes split at line feeds can make a small one.
 // The last line counts only if whole says the prefix is all of the input:
 // otherwise it may be cut short.
-func holdsRecord(lines []byte, whole bool) bool {
+func holdsRecord(lines []byte, whole bool, marks []string) bool {
 	var p ndjson.Parser
 	for len(lines) > 0 {
 		end := bytes.IndexByte(lines, '\n')
@@ -245,15 +260,21 @@ func holdsRecord(lines []byte, whole bool) bool {
 			}
 			end = len(lines)
 		}
-		if members, err := p.Parse(bytes.TrimRight(lines[:end], "\r")); err == nil {
-			for _, m := range members {
-				switch string(m.Name) {
-				case "type", "operationId", "resourceSpans":
-					return true
-				}
-			}
+		if members, err := p.Parse(bytes.TrimRight(lines[:end], "\r")); err == nil &&
+			(otlp.Looks(members) || hasMember(members, marks)) {
+			return true
 		}
 		lines = lines[min(end+1, len(lines)):]
+	}
+	return false
+}
+
+// hasMember reports whether members has one named any of names.
+func hasMember(members []ndjson.Member, names []string) bool {
+	for _, m := range members {
+		if slices.Contains(names, string(m.Name)) {
+			return true
+		}
 	}
 	return false
 }

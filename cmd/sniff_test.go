@@ -6,6 +6,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/effectaudit/effectaudit/fieldmap"
 	"github.com/effectaudit/effectaudit/ndjson"
 	"github.com/effectaudit/effectaudit/otlp"
 )
@@ -27,7 +28,7 @@ func FuzzIsOTLP(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range []string{"auto", "ndjson", "otlp"} {
-			isOTLP, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(data), otlpSniffBytes), format)
+			isOTLP, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(data), otlpSniffBytes), format, recordMarks(nil))
 			if format == "ndjson" && (isOTLP || err != nil) {
 				t.Fatalf("ndjson: isOTLP = %v, %v", isOTLP, err)
 			}
@@ -45,8 +46,11 @@ func FuzzIsOTLP(f *testing.F) {
 				}
 				continue
 			}
+			// A first line longer than the sniffed prefix is judged by how
+			// it starts (see otlp.LooksLong), not parsed whole.
 			var p ndjson.Parser
-			if members, perr := p.Parse(bytes.TrimRight(lines[first], "\r")); perr == nil && isOTLP && !otlp.Looks(members) {
+			if members, perr := p.Parse(bytes.TrimRight(lines[first], "\r")); perr == nil && isOTLP && !otlp.Looks(members) &&
+				len(lines[first]) < otlpSniffBytes {
 				t.Fatalf("a first line without resourceSpans, or with a type or operationId, taken for OTLP: %q", lines[first])
 			}
 			if errors.Is(err, otlp.ErrBinary) && len(data) < otlpSniffBytes {
@@ -80,10 +84,16 @@ func TestHoldsRecord(t *testing.T) {
 		{"a last line that may be cut short", `{"type":"effect"}`, false, false},
 		{"a last line that is all of the input", `{"type":"effect"}`, true, true},
 		{"nothing", "", true, false},
+		{"a record mapped from elsewhere", `{"kind":"effect","o":{"id":"x"}}` + "\n", false, true},
+		{"an object of neither", `{"a":1}` + "\n", true, false},
+	}
+	fields, err := fieldmap.Parse([]string{"type=kind", "operationId=o.id"})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := holdsRecord([]byte(tt.lines), tt.whole); got != tt.want {
+			if got := holdsRecord([]byte(tt.lines), tt.whole, recordMarks(fields)); got != tt.want {
 				t.Errorf("holdsRecord(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
 			}
 		})
