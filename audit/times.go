@@ -49,11 +49,9 @@ func momentOf(at Instant) moment {
 }
 
 // deltaOf returns s as a delta from op's base, making s the base if op has
-// none; ok is false when s has no delta, noStamp included.
+// none; ok is false when s has no delta. s is never noStamp: track and
+// trackPair send an operation far before an instant no stamp spans.
 func (op *operation) deltaOf(s stamp) (d delta, ok bool) {
-	if s == noStamp { // an instant no stamp spans
-		return 0, false
-	}
 	if op.base == noStamp {
 		op.base = s
 		return 0, true

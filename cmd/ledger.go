@@ -216,12 +216,7 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	whole := len(prefix) < otlpSniffBytes // the prefix is the whole input
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
-		end := bytes.IndexByte(line, '\n')
-		if end < 0 {
-			end = len(line)
-		}
-		first := bytes.TrimRight(line[:end], "\r")
-		rest := line[min(end+1, len(line)):]
+		first, rest, ended := cutLine(line)
 		if ndjson.Blank(first) {
 			line = rest
 			continue
@@ -232,7 +227,7 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 			}
 			return false, otlp.ErrBinary
 		}
-		if end == len(line) && !whole {
+		if !ended && !whole {
 			// A first line longer than the sniffed prefix is no ledger
 			// record, as a rule: look at how it starts.
 			return otlp.LooksLong(first), nil
@@ -253,20 +248,23 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 func holdsRecord(lines []byte, whole bool, marks []string) bool {
 	var p ndjson.Parser
 	for len(lines) > 0 {
-		end := bytes.IndexByte(lines, '\n')
-		if end < 0 {
-			if !whole {
-				return false
-			}
-			end = len(lines)
+		line, rest, ended := cutLine(lines)
+		if !ended && !whole {
+			return false
 		}
-		if members, err := p.Parse(bytes.TrimRight(lines[:end], "\r")); err == nil &&
-			(otlp.Looks(members) || hasMember(members, marks)) {
+		if members, err := p.Parse(line); err == nil && (otlp.Looks(members) || hasMember(members, marks)) {
 			return true
 		}
-		lines = lines[min(end+1, len(lines)):]
+		lines = rest
 	}
 	return false
+}
+
+// cutLine splits b at its first LF: the line before it without a CR that
+// ends it, what follows, and whether an LF ended the line at all.
+func cutLine(b []byte) (line, rest []byte, ended bool) {
+	line, rest, ended = bytes.Cut(b, []byte{'\n'})
+	return bytes.TrimRight(line, "\r"), rest, ended
 }
 
 // hasMember reports whether members has one named any of names.
