@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Compares two builds of effectaudit on one ledger. The machines we measure
+# on are noisy, so the builds take turns, run after run, and the script
+# prints the median wall time, CPU time (user + system) and peak RSS of each,
+# B's median over A's, and in how many of the pairs B was the faster.
+# Usage: bench/ab.sh OLD_BINARY NEW_BINARY [RUNS] [LEDGER]
+#   RUNS defaults to 11; LEDGER to bench/out/ledger-1m.ndjson (bench/run.sh
+#   makes it).
+# For example, against the commit before yours:
+#   git worktree add /tmp/before HEAD~ && (cd /tmp/before && go build -o /tmp/a .)
+#   go build -o /tmp/b . && bench/ab.sh /tmp/a /tmp/b
+set -euo pipefail
+if [ $# -lt 2 ]; then
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+fi
+A=$1
+B=$2
+RUNS=${3:-11}
+LEDGER=${4:-$(dirname "$0")/out/ledger-1m.ndjson}
+[ -f "$LEDGER" ] || { echo "ab.sh: no ledger $LEDGER (bench/run.sh 1m makes it)" >&2; exit 2; }
+
+runs=$(mktemp -d)
+trap 'rm -rf "$runs"' EXIT
+
+# once BINARY NAME: one audit, appending "wall cpu rss_kb" to $runs/NAME.
+once() {
+  /usr/bin/time -f '%e %U %S %M' -o "$runs/time" \
+    "$1" audit "$LEDGER" --format json --fail-on none --quiet > /dev/null
+  awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$runs/time" >> "$runs/$2"
+}
+
+for _ in $(seq "$RUNS"); do
+  once "$A" a
+  once "$B" b
+done
+
+# median FILE COLUMN
+median() { awk -v c="$2" '{print $c}' "$1" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+printf '%-4s %9s %9s %11s\n' build 'wall s' 'cpu s' 'peak MiB'
+for x in a b; do
+  printf '%-4s %9s %9s %11d\n' "$(echo $x | tr ab AB)" "$(median "$runs/$x" 1)" "$(median "$runs/$x" 2)" \
+    $(( $(median "$runs/$x" 3) / 1024 ))
+done
+wins=$(paste -d' ' "$runs/a" "$runs/b" | awk '$4 < $1 {n++} END {print n + 0}')
+awk -v aw="$(median "$runs/a" 1)" -v bw="$(median "$runs/b" 1)" \
+  -v ac="$(median "$runs/a" 2)" -v bc="$(median "$runs/b" 2)" -v wins="$wins" -v runs="$RUNS" \
+  'BEGIN {printf "B/A: wall %.3f, cpu %.3f; B faster in %d of %d pairs\n", bw / aw, bc / ac, wins, runs}'
