@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
@@ -562,27 +563,64 @@ func (v *view) totalPartPairs(a *Auditor) {
 			others = append(others, p)
 		}
 	}
-	// Looking a pair up in another part is a cache miss or two: as in
-	// AddBatch, a group of lookups touches the slots it will read first.
-	const group = 8
-	th := make([]uint32, group*len(others))
-	n := int32(a.pairs.len())
-	for start := int32(0); start < n; start += group {
-		end := min(start+group, n)
-		var sum uint64
-		for i := start; i < end && len(others) > 0; i++ {
+	// Most pairs are carried by one operation with one hash, in one part:
+	// their binding is their total. The rest are marked first, and only
+	// they are looked at again.
+	n := a.pairs.len()
+	marked := make([]uint64, (n+63)/64)
+	for i := range n {
+		if b := a.pairAt(int32(i)); b.ops >= 2 || b.hashes.more != 0 {
+			marked[i/64] |= 1 << (i % 64)
+		}
+	}
+	for _, p := range others {
+		markShared(a, p, marked)
+	}
+	th := make([]uint32, len(others))
+	for w, word := range marked {
+		for ; word != 0; word &= word - 1 {
+			i := int32(w*64 + bits.TrailingZeros64(word))
 			joined := a.st.str(a.pairAt(i).joined)
 			for k, p := range others {
-				h := p.tableHash(joined)
-				th[int(i-start)*len(others)+k] = h
-				if len(p.pairIndex.slots) > 0 {
-					sum += p.pairIndex.slots[p.pairIndex.home(h)]
+				th[k] = p.tableHash(joined)
+			}
+			v.totalPair(a, i, others, th)
+		}
+	}
+}
+
+// markShared marks, in marked, the pairs of part a that part p has too.
+func markShared(a, p *Auditor, marked []uint64) {
+	if p.pairIndex.used == 0 {
+		return
+	}
+	same := func(i, j int32) bool { return a.st.str(a.pairAt(i).joined) == p.st.str(p.pairAt(j).joined) }
+	if p.seed != a.seed {
+		// Not siblings: each pair is hashed again, and looked up at random.
+		for i := range int32(a.pairs.len()) {
+			if marked[i/64]&(1<<(i%64)) == 0 {
+				joined := a.st.str(a.pairAt(i).joined)
+				if _, ok := p.findBinding(p.tableHash(joined), joined); ok {
+					marked[i/64] |= 1 << (i % 64)
 				}
 			}
 		}
-		a.touched += sum
-		for i := start; i < end; i++ {
-			v.totalPair(a, i, others, th[int(i-start)*len(others):][:len(others)])
+		return
+	}
+	// Siblings hash a pair alike, and an index's slots lie in the order of
+	// their hashes, but for the few that wrap around its end: going through
+	// a's slots in order, the lookups in p's index move forward through it,
+	// and the pairs' strings are read only where 32 bits of hash agree.
+	for _, s := range a.pairIndex.slots {
+		if s == 0 {
+			continue
+		}
+		i := int32(uint32(s)) - 1
+		if marked[i/64]&(1<<(i%64)) != 0 {
+			continue
+		}
+		if _, ok := p.pairIndex.find(uint32(s>>32), func(j int32) bool { return same(i, j) }); ok {
+			marked[i/64] |= 1 << (i % 64)
 		}
 	}
 }
