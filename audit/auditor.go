@@ -57,6 +57,7 @@ type Auditor struct {
 
 	lines, blankLines, records int
 	invalidLines               int
+	effects                    int // distinct effectRefs of each operation, summed
 	invalid                    []Invalid
 	keepInvalid                int // 0 keeps every invalid line
 }
@@ -453,7 +454,9 @@ func (a *Auditor) add(r *Record, op *operation, th uint32) {
 		if timed {
 			a.track(op, tFirstEffect, when, true)
 		}
-		a.st.add(&op.effects, r.EffectRef)
+		if _, added := a.st.add(&op.effects, r.EffectRef); added {
+			a.effects++
+		}
 	}
 }
 

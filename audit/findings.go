@@ -264,12 +264,8 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	effects := 0
 	marks := make([][]uint32, len(v.parts))
 	for pi, a := range v.parts {
-		n := 0
-		for i := range a.ops.len() {
-			n += a.st.len(a.opAt(i).effects)
-		}
-		marks[pi] = make([]uint32, 0, n)
-		effects += n
+		marks[pi] = make([]uint32, 0, a.effects)
+		effects += a.effects
 	}
 	// 8 bits an effect in each bitmap, up to bit numbers of 32 bits.
 	bits := min(uint64(64*(effects/8+1)), 1<<32)
