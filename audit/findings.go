@@ -2,7 +2,6 @@ package audit
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -53,11 +52,12 @@ var FindingCodes = []string{
 	fSensitiveIdentifier:   "sensitive-identifier",
 }
 
-// findings decides which findings apply to op. With messages it also says
-// why, naming the evidence; Merge only needs the codes.
-func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
+// findings decides which findings apply to op. Given a text, it also says
+// why, naming the evidence: it appends to out a Finding for each, whose
+// message it writes in t. Merge only needs the codes.
+func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Finding) {
 	a, op := v.op(ref)
-	f := raised{messages: messages}
+	f := raised{t: t, out: out}
 
 	// Churn needs two pairs with attempts, and most operations have one
 	// pair: only then are the keys read and compared.
@@ -77,61 +77,80 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 		})
 	}
 	if len(attemptKeys) >= 2 {
-		f.raise(fKeyChurn, func() string {
-			return fmt.Sprintf("attempts carry %d idempotency keys (%s): the provider cannot de-duplicate them",
-				len(attemptKeys), list(attemptKeys))
+		f.raise(fKeyChurn, func(t *text) {
+			t.s("attempts carry ")
+			t.n(len(attemptKeys))
+			t.s(" idempotency keys (")
+			t.list(attemptKeys)
+			t.s("): the provider cannot de-duplicate them")
 		})
 	}
 	if a.attempts(op) >= 2 && op.keylessAttempts > 0 {
-		f.raise(fMissingKey, func() string {
-			return fmt.Sprintf("%s of %s %s no idempotencyKey",
-				plural(int(op.keylessAttempts), "attempt record"), plural(a.attempts(op), "attempt"), carry(op.keylessAttempts))
+		f.raise(fMissingKey, func(t *text) {
+			t.count(int(op.keylessAttempts), "attempt record")
+			t.s(" of ")
+			t.count(a.attempts(op), "attempt")
+			t.s(" ", carry(op.keylessAttempts), " no idempotencyKey")
 		})
 	}
 	if op.is(unhashed) {
-		f.raise(fMissingPayloadHash, func() string {
+		f.raise(fMissingPayloadHash, func(t *text) {
 			u := a.unhashed[op.id]
-			return fmt.Sprintf("%s %s an idempotencyKey but no payloadHash (first on line %d): drift cannot be checked",
-				plural(u.n, "attempt record"), carry(int32(u.n)), u.first.unpack().Line)
+			t.count(u.n, "attempt record")
+			t.s(" ", carry(int32(u.n)), " an idempotencyKey but no payloadHash (first on line ")
+			t.n(u.first.unpack().Line)
+			t.s("): drift cannot be checked")
 		})
 	}
 	a.eachPair(op, func(p *opPair) {
 		if f.set.has(fSharedKey) {
 			return
 		}
-		if t := a.total(p.bind); t.ops >= 2 && t.hashes == 1 {
-			f.raise(fSharedKey, func() string {
-				return fmt.Sprintf("key %s is carried by %d operations under one payload hash: one intent split into several identities",
-					a.describeKey(a.pairAt(p.bind)), t.ops)
+		if total := a.total(p.bind); total.ops >= 2 && total.hashes == 1 {
+			f.raise(fSharedKey, func(t *text) {
+				t.s("key ", a.describeKey(a.pairAt(p.bind)), " is carried by ")
+				t.n(int(total.ops))
+				t.s(" operations under one payload hash: one intent split into several identities")
 			})
 		}
 	})
 	if w, ok := v.sharedEffects[ref]; ok {
-		f.raise(fSharedEffect, func() string {
-			others := strings.Join(w.others, ", ")
-			if w.more > 0 {
-				others += fmt.Sprintf(" and %d more", w.more)
-			}
-			noun := "operation"
+		f.raise(fSharedEffect, func(t *text) {
+			t.s("effectRef ", w.ref, " is also observed under operation")
 			if len(w.others)+w.more > 1 {
-				noun = "operations"
+				t.s("s")
 			}
-			return fmt.Sprintf("effectRef %s is also observed under %s %s", w.ref, noun, others)
+			for i, other := range w.others {
+				if i == 0 {
+					t.s(" ", other)
+				} else {
+					t.s(", ", other)
+				}
+			}
+			if w.more > 0 {
+				t.s(" and ")
+				t.n(w.more)
+				t.s(" more")
+			}
 		})
 	}
 	// A retry takes a second attempt: one attempt exported twice, its
 	// success stamped before its first record, is no retry.
 	retried := func() bool { return a.attempts(op) >= 2 }
 	if a.has(op, tFirstSuccess) && a.time(op, tFirstSuccess).Before(a.time(op, tLastNewAttempt)) && retried() {
-		f.raise(fRetryAfterSuccess, func() string {
-			return fmt.Sprintf("an attempt at %s comes after the success at %s",
-				a.time(op, tLastNewAttempt), a.time(op, tFirstSuccess))
+		f.raise(fRetryAfterSuccess, func(t *text) {
+			t.s("an attempt at ")
+			t.instant(a.time(op, tLastNewAttempt))
+			t.s(" comes after the success at ")
+			t.instant(a.time(op, tFirstSuccess))
 		})
 	}
 	if a.has(op, tFirstFinal) && a.time(op, tFirstFinal).Before(a.time(op, tLastNewAttempt)) && retried() {
-		f.raise(fRetryAfterFinal, func() string {
-			return fmt.Sprintf("an attempt at %s comes after a final result at %s",
-				a.time(op, tLastNewAttempt), a.time(op, tFirstFinal))
+		f.raise(fRetryAfterFinal, func(t *text) {
+			t.s("an attempt at ")
+			t.instant(a.time(op, tLastNewAttempt))
+			t.s(" comes after a final result at ")
+			t.instant(a.time(op, tFirstFinal))
 		})
 	}
 	if a.policy != nil {
@@ -144,40 +163,48 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 			keep := a.policy.Retention(a.scope(b))
 			span := last.Sub(first) // the largest Duration past 292 years
 			if keep > 0 && span > keep {
-				f.raise(fRetryPastRetention, func() string {
+				f.raise(fRetryPastRetention, func(t *text) {
 					length := span.String()
 					if span == math.MaxInt64 {
 						length = "292 years or more"
 					}
-					return fmt.Sprintf("attempts under key %s span %s (%s to %s), beyond its %s retention",
-						a.describeKey(b), length, first, last, keep)
+					t.s("attempts under key ", a.describeKey(b), " span ", length, " (")
+					t.instant(first)
+					t.s(" to ")
+					t.instant(last)
+					t.s("), beyond its ", keep.String(), " retention")
 				})
 			}
 		})
 	}
 	if op.effectObs > 0 && op.attemptRecords == 0 {
-		f.raise(fOrphanEffect, func() string {
-			return fmt.Sprintf("%s but no attempt records", plural(int(op.effectObs), "effect observation"))
+		f.raise(fOrphanEffect, func(t *text) {
+			t.count(int(op.effectObs), "effect observation")
+			t.s(" but no attempt records")
 		})
 	}
 	// An untimed attempt record may be the first attempt, as in the
 	// absence rule: the first attempt's time is then unknown.
 	if a.has(op, tFirstEffect) && a.has(op, tFirstAttempt) && op.untimedAttempts == 0 &&
 		a.time(op, tFirstEffect).Before(a.time(op, tFirstAttempt)) {
-		f.raise(fEffectBeforeAttempt, func() string {
-			return fmt.Sprintf("an effect observed at %s precedes the first attempt at %s: clock skew or mis-attribution",
-				a.time(op, tFirstEffect), a.time(op, tFirstAttempt))
+		f.raise(fEffectBeforeAttempt, func(t *text) {
+			t.s("an effect observed at ")
+			t.instant(a.time(op, tFirstEffect))
+			t.s(" precedes the first attempt at ")
+			t.instant(a.time(op, tFirstAttempt))
+			t.s(": clock skew or mis-attribution")
 		})
 	}
 	if op.effectObs > 0 && op.absentObs > 0 {
-		f.raise(fContradictoryEvidence, func() string {
-			return fmt.Sprintf("%s and %s",
-				plural(int(op.effectObs), "effect observation"), plural(int(op.absentObs), "absent observation"))
+		f.raise(fContradictoryEvidence, func(t *text) {
+			t.count(int(op.effectObs), "effect observation")
+			t.s(" and ")
+			t.count(int(op.absentObs), "absent observation")
 		})
 	}
 	if reason, ok := sensitive.Check(a.st.str(op.id)); ok {
-		f.raise(fSensitiveIdentifier, func() string {
-			return fmt.Sprintf("operationId looks like it carries sensitive data (%s)", reason)
+		f.raise(fSensitiveIdentifier, func(t *text) {
+			t.s("operationId looks like it carries sensitive data (", reason, ")")
 		})
 	} else {
 		a.eachPair(op, func(p *opPair) {
@@ -185,8 +212,8 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 				return
 			}
 			if reason, ok := sensitive.Check(a.key(a.pairAt(p.bind))); ok {
-				f.raise(fSensitiveIdentifier, func() string {
-					return fmt.Sprintf("an idempotencyKey looks like it carries sensitive data (%s)", reason)
+				f.raise(fSensitiveIdentifier, func(t *text) {
+					t.s("an idempotencyKey looks like it carries sensitive data (", reason, ")")
 				})
 			}
 		})
@@ -194,18 +221,21 @@ func (v *view) findings(ref opRef, messages bool) (findingSet, []Finding) {
 	return f.set, f.out
 }
 
-// raised collects an operation's findings, and their messages when asked:
-// Merge needs only the codes, so a message is built only when wanted.
+// raised collects an operation's findings, and their messages when it has
+// a text to write them in: Merge needs only the codes, so a message is
+// built only when wanted.
 type raised struct {
-	set      findingSet
-	out      []Finding
-	messages bool
+	set findingSet
+	t   *text
+	out []Finding
 }
 
-func (r *raised) raise(c findingCode, message func() string) {
+func (r *raised) raise(c findingCode, message func(t *text)) {
 	r.set |= 1 << c
-	if r.messages {
-		r.out = append(r.out, Finding{Code: FindingCodes[c], Message: message()})
+	if r.t != nil {
+		start := len(r.t.b)
+		message(r.t)
+		r.out = append(r.out, Finding{Code: FindingCodes[c], Message: r.t.since(start)})
 	}
 }
 

@@ -419,3 +419,70 @@ func TestKeyPairsAcrossManyShards(t *testing.T) {
 		})
 	}
 }
+
+// TestFindingMessages checks the wording of messages the golden files do
+// not reach: lists cut short, singular and plural, a sensitive key.
+func TestFindingMessages(t *testing.T) {
+	var sixShare []rec
+	for i := 1; i <= 6; i++ {
+		op := fmt.Sprintf("o%d", i)
+		sixShare = append(sixShare, rec{typ: A, op: op, attempt: "1"}, rec{typ: E, op: op, ref: "charge-1"})
+	}
+	for _, tt := range []struct {
+		name string
+		recs []rec
+		op   string
+		want []Finding
+	}{
+		{
+			name: "an effect shared with five others names three",
+			recs: sixShare,
+			op:   "o4",
+			want: []Finding{{"shared-effect", "effectRef charge-1 is also observed under operations o1, o2, o3 and 2 more"}},
+		},
+		{
+			name: "an effect shared with one other",
+			recs: sixShare[:4],
+			op:   "o1",
+			want: []Finding{{"shared-effect", "effectRef charge-1 is also observed under operation o2"}},
+		},
+		{
+			name: "one keyless attempt record of two attempts",
+			recs: []rec{{typ: A, op: "o1", attempt: "1", key: "k", hash: "h"}, {typ: A, op: "o1", attempt: "2"}},
+			op:   "o1",
+			want: []Finding{{"missing-key", "1 attempt record of 2 attempts carries no idempotencyKey"}},
+		},
+		{
+			name: "a key that looks like a credential",
+			recs: []rec{{typ: A, op: "o1", attempt: "1", key: "sk_live_4eC39HqLyjWDarjtT1zdp7dc", hash: "h"}},
+			op:   "o1",
+			want: []Finding{{"sensitive-identifier", "an idempotencyKey looks like it carries sensitive data (Stripe live secret key prefix sk_live_)"}},
+		},
+		{
+			name: "churn over four keys names three",
+			recs: []rec{
+				{typ: A, op: "o1", attempt: "1", key: "k1", hash: "h"}, {typ: A, op: "o1", attempt: "2", key: "k2", hash: "h"},
+				{typ: A, op: "o1", attempt: "3", key: "k3", hash: "h"}, {typ: A, op: "o1", attempt: "4", key: "k4", hash: "h"},
+			},
+			op:   "o1",
+			want: []Finding{{"key-churn", "attempts carry 4 idempotency keys (k1, k2, k3 and 1 more): the provider cannot de-duplicate them"}},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			records := build(t, tt.recs)
+			a := New(testPolicy{})
+			for i := range records {
+				a.Add(&records[i])
+			}
+			for _, o := range a.Report().OperationList() {
+				if o.OperationID == tt.op {
+					if diff := cmp.Diff(tt.want, o.Findings); diff != "" {
+						t.Errorf("findings of %s (-want +got):\n%s", tt.op, diff)
+					}
+					return
+				}
+			}
+			t.Fatalf("no operation %s", tt.op)
+		})
+	}
+}

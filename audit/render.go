@@ -160,7 +160,7 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 	o.Reason = t.since(start)
 	o.Findings = findings
 	if op.findings != 0 {
-		_, o.Findings = v.findings(ref, true)
+		_, o.Findings = v.findings(ref, t, findings)
 	}
 }
 
@@ -265,12 +265,5 @@ func resultSummary(t *text, a *Auditor, op *operation) {
 func list(values []string) string {
 	var t text
 	t.list(values)
-	return string(t.b)
-}
-
-// plural says n of a noun.
-func plural(n int, noun string) string {
-	var t text
-	t.count(n, noun)
 	return string(t.b)
 }

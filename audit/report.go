@@ -668,7 +668,7 @@ func (v *view) judge(pi int) tally {
 		op := a.opAt(i)
 		ref := opRef{part: uint16(pi), index: int32(i)}
 		op.label = v.label(a, op)
-		op.findings, _ = v.findings(ref, false)
+		op.findings, _ = v.findings(ref, nil, nil)
 		t.labels[op.label]++
 		for c := range nFindings {
 			if op.findings.has(c) {
