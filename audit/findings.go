@@ -328,6 +328,9 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	})
 	lists := make([][]entry, len(v.parts))
 	v.eachPart(func(pi int, a *Auditor) {
+		// About one effect in nine shares a bit with another by chance
+		// (1 - e^-1/8), so a list sized at an eighth rarely grows.
+		lists[pi] = make([]entry, 0, len(marks[pi])/8)
 		k := 0
 		for i := range a.ops.len() {
 			a.st.each(a.opAt(i).effects, func(r sref) {
