@@ -57,7 +57,7 @@ type Auditor struct {
 
 	lines, blankLines, records int
 	invalidLines               int
-	effects                    int // distinct effectRefs of each operation, summed
+	effectCount                int // distinct effectRefs of each operation, summed
 	invalid                    []Invalid
 	keepInvalid                int // 0 keeps every invalid line
 }
@@ -454,8 +454,10 @@ func (a *Auditor) add(r *Record, op *operation, th uint32) {
 		if timed {
 			a.track(op, tFirstEffect, when, true)
 		}
-		if _, added := a.st.add(&op.effects, r.EffectRef); added {
-			a.effects++
+		// Counted as the set counts: an empty effectRef, which only a caller
+		// that skips the Decoder can pass, is no value in an empty set.
+		if _, added := a.st.add(&op.effects, r.EffectRef); added && op.effects.first != (halves{}) {
+			a.effectCount++
 		}
 	}
 }

@@ -54,7 +54,8 @@ var FindingCodes = []string{
 
 // findings decides which findings apply to op. Given a text, it also says
 // why, naming the evidence: it appends to out a Finding for each, whose
-// message it writes in t. Merge only needs the codes.
+// message it writes in t and which aliases t, as rendered strings do (see
+// text). Merge only needs the codes.
 func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Finding) {
 	a, op := v.op(ref)
 	f := raised{t: t, out: out}
@@ -294,8 +295,8 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	effects := 0
 	marks := make([][]uint32, len(v.parts))
 	for pi, a := range v.parts {
-		marks[pi] = make([]uint32, 0, a.effects)
-		effects += a.effects
+		marks[pi] = make([]uint32, 0, a.effectCount)
+		effects += a.effectCount
 	}
 	// 8 bits an effect in each bitmap, up to bit numbers of 32 bits.
 	bits := min(uint64(64*(effects/8+1)), 1<<32)
@@ -328,8 +329,9 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	})
 	lists := make([][]entry, len(v.parts))
 	v.eachPart(func(pi int, a *Auditor) {
-		// About one effect in nine shares a bit with another by chance
-		// (1 - e^-1/8), so a list sized at an eighth rarely grows.
+		// An effect shares a bit with another by chance with odds of
+		// 1 - e^(-1/8), about 12%: unless many effects are truly shared, a
+		// list sized at an eighth of them does not grow.
 		lists[pi] = make([]entry, 0, len(marks[pi])/8)
 		k := 0
 		for i := range a.ops.len() {

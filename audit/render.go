@@ -8,8 +8,8 @@ import (
 	"unsafe"
 )
 
-// Rendering writes the text of an operation's report (its reason, times
-// and payload hashes) into the text buffer of the batch it belongs to, and
+// Rendering writes the text of an operation's report (its reason, times,
+// payload hashes and finding messages) into the text buffer of the batch it belongs to, and
 // its strings alias that buffer: a report on millions of operations then
 // allocates next to nothing, where one string each would make the garbage
 // collector run over and over. A batch is reused once its consumer is done

@@ -274,16 +274,19 @@ func TestChunksKeepValues(t *testing.T) {
 
 // TestEffectsCounted checks the running count of distinct effectRefs that
 // findSharedEffects sizes its work by: repeats, refs shared by operations
-// and sets past indexAfter included.
+// sets past indexAfter and empty refs included.
 func TestEffectsCounted(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	a := New(nil)
 	for i := range 5000 {
 		op := fmt.Sprintf("op-%d", r.IntN(300))
 		ref := fmt.Sprintf("ref-%d", r.IntN(40))
-		if i%7 == 0 {
+		switch {
+		case i%7 == 0:
 			op = "op-many" // one operation with far more than indexAfter effects
 			ref = fmt.Sprintf("many-%d", r.IntN(200))
+		case i%11 == 0:
+			ref = "" // the Decoder refuses it, but Add takes it
 		}
 		a.Add(&Record{Type: Effect, OperationID: op, EffectRef: ref, Result: "present", Pos: Position{Line: i + 1}})
 	}
@@ -291,8 +294,8 @@ func TestEffectsCounted(t *testing.T) {
 	for i := range a.ops.len() {
 		want += a.st.len(a.opAt(i).effects)
 	}
-	if a.effects != want {
-		t.Errorf("counted %d effects, the sets hold %d", a.effects, want)
+	if a.effectCount != want {
+		t.Errorf("counted %d effects, the sets hold %d", a.effectCount, want)
 	}
 	if big := a.st.len(a.op("op-many", Position{}).effects); big <= indexAfter {
 		t.Fatalf("op-many has %d effects: its set never grew an index", big)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Compares two builds of effectaudit on one ledger. The machines we measure
-# on are noisy, so the builds take turns, run after run, and the script
-# prints the median wall time, CPU time (user + system) and peak RSS of each,
-# B's median over A's, and in how many of the pairs B was the faster.
+# on are noisy, so the builds take turns, A then B in odd pairs and B then A
+# in even ones, and the script prints the median wall time, CPU time (user +
+# system) and peak RSS of each, B's median over A's, and in how many of the
+# pairs B was the faster. It needs GNU time as /usr/bin/time.
 # Usage: bench/ab.sh OLD_BINARY NEW_BINARY [RUNS] [LEDGER]
 #   RUNS defaults to 11; LEDGER to bench/out/ledger-1m.ndjson (bench/run.sh
 #   makes it).
@@ -11,12 +12,13 @@
 #   go build -o /tmp/b . && bench/ab.sh /tmp/a /tmp/b
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 A=$1
 B=$2
 RUNS=${3:-11}
+[ "$RUNS" -ge 1 ] 2> /dev/null || { echo "ab.sh: RUNS must be a whole number, 1 or more" >&2; exit 2; }
 LEDGER=${4:-$(dirname "$0")/out/ledger-1m.ndjson}
 [ -f "$LEDGER" ] || { echo "ab.sh: no ledger $LEDGER (bench/run.sh 1m makes it)" >&2; exit 2; }
 
@@ -30,9 +32,14 @@ once() {
   awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$runs/time" >> "$runs/$2"
 }
 
-for _ in $(seq "$RUNS"); do
-  once "$A" a
-  once "$B" b
+for i in $(seq "$RUNS"); do
+  if (( i % 2 )); then
+    once "$A" a
+    once "$B" b
+  else
+    once "$B" b
+    once "$A" a
+  fi
 done
 
 # median FILE COLUMN
@@ -46,4 +53,8 @@ done
 wins=$(paste -d' ' "$runs/a" "$runs/b" | awk '$4 < $1 {n++} END {print n + 0}')
 awk -v aw="$(median "$runs/a" 1)" -v bw="$(median "$runs/b" 1)" \
   -v ac="$(median "$runs/a" 2)" -v bc="$(median "$runs/b" 2)" -v wins="$wins" -v runs="$RUNS" \
-  'BEGIN {printf "B/A: wall %.3f, cpu %.3f; B faster in %d of %d pairs\n", bw / aw, bc / ac, wins, runs}'
+  'BEGIN {
+    if (aw > 0 && ac > 0) printf "B/A: wall %.3f, cpu %.3f; ", bw / aw, bc / ac
+    else printf "B/A: A took no measurable time; "
+    printf "B faster in %d of %d pairs\n", wins, runs
+  }'
