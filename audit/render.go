@@ -9,11 +9,11 @@ import (
 )
 
 // Rendering writes the text of an operation's report (its reason, times,
-// payload hashes and finding messages) into the text buffer of the batch it belongs to, and
-// its strings alias that buffer: a report on millions of operations then
-// allocates next to nothing, where one string each would make the garbage
-// collector run over and over. A batch is reused once its consumer is done
-// with it, which is why Operation.Clone copies strings too.
+// payload hashes and finding messages) into the text buffer of the batch it
+// belongs to, and its strings alias that buffer: a report on millions of
+// operations then allocates next to nothing, where one string each would
+// make the garbage collector run over and over. A batch is reused once its
+// consumer is done with it, which is why Operation.Clone copies strings too.
 
 // text is a batch's buffer of rendered strings.
 type text struct {
