@@ -273,7 +273,7 @@ func TestChunksKeepValues(t *testing.T) {
 }
 
 // TestEffectsCounted checks the running count of distinct effectRefs that
-// findSharedEffects sizes its work by: repeats, refs shared by operations
+// findSharedEffects sizes its work by: repeats, refs shared by operations,
 // sets past indexAfter and empty refs included.
 func TestEffectsCounted(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
