@@ -137,23 +137,18 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 	}
 	// A retry takes a second attempt: one attempt exported twice, its
 	// success stamped before its first record, is no retry.
-	retried := func() bool { return a.attempts(op) >= 2 }
-	if a.has(op, tFirstSuccess) && a.time(op, tFirstSuccess).Before(a.time(op, tLastNewAttempt)) && retried() {
-		f.raise(fRetryAfterSuccess, func(t *text) {
-			t.s("an attempt at ")
-			t.instant(a.time(op, tLastNewAttempt))
-			t.s(" comes after the success at ")
-			t.instant(a.time(op, tFirstSuccess))
-		})
+	retryAfter := func(c findingCode, result int, what string) {
+		if a.has(op, result) && a.time(op, result).Before(a.time(op, tLastNewAttempt)) && a.attempts(op) >= 2 {
+			f.raise(c, func(t *text) {
+				t.s("an attempt at ")
+				t.instant(a.time(op, tLastNewAttempt))
+				t.s(" comes after ", what, " at ")
+				t.instant(a.time(op, result))
+			})
+		}
 	}
-	if a.has(op, tFirstFinal) && a.time(op, tFirstFinal).Before(a.time(op, tLastNewAttempt)) && retried() {
-		f.raise(fRetryAfterFinal, func(t *text) {
-			t.s("an attempt at ")
-			t.instant(a.time(op, tLastNewAttempt))
-			t.s(" comes after a final result at ")
-			t.instant(a.time(op, tFirstFinal))
-		})
-	}
+	retryAfter(fRetryAfterSuccess, tFirstSuccess, "the success")
+	retryAfter(fRetryAfterFinal, tFirstFinal, "a final result")
 	if a.policy != nil {
 		a.eachPair(op, func(p *opPair) {
 			first, last := a.pairSpan(op, p)
