@@ -29,11 +29,6 @@ const (
 	// minActionWidth keeps the NEXT ACTION column readable when ids are long.
 	minActionWidth = 30
 
-	// chunkRows is how many rows go through tablewriter at a time. The
-	// column widths are computed once, up front, so chunks line up, and
-	// memory stays bounded when millions of operations need a row.
-	chunkRows = 1024
-
 	columnSep = "  "
 )
 
@@ -158,8 +153,48 @@ func listSome(ids []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(ids[:most], ", "), len(ids)-most)
 }
 
-// table renders the listed operations chunk by chunk.
+// table renders the listed operations, their header first.
 func (p *tablePrinter) table(out *trimWriter, rep *audit.Report, listed func(*audit.Operation) bool, l *layout) error {
+	s := newStamper(l.widths)
+	if err := s.header(out); err != nil {
+		return err
+	}
+	return rep.Operations(func(op *audit.Operation) error {
+		if !listed(op) {
+			return nil
+		}
+		return s.row(out, p.row(op, l))
+	})
+}
+
+// stamper lays rows out with tablewriter. tablewriter spends tens of
+// microseconds and hundreds of allocations on a row, and a report on a
+// million operations can list a hundred thousand rows, which differ mostly
+// in their operation id alone. So the stamper has tablewriter lay out each
+// distinct rest of a row (label, counts, findings, next action) once, with
+// a placeholder as wide as the OPERATION column, and prints every row with
+// that rest as those lines with its id over the placeholder: what
+// tablewriter prints for the row itself, since OPERATION is the first
+// column, left-aligned and padded with spaces. TestStampedRows holds the
+// two to the same bytes.
+type stamper struct {
+	widths      []int             // of the columns
+	placeholder string            // as wide as OPERATION, in as many bytes
+	looks       map[string][]byte // by key: a row's lines after the placeholder
+	limit       int               // of looks kept; past it, rows of a new look are laid out whole
+	key         []byte            // scratch for a row's key in looks
+	buf         bytes.Buffer
+}
+
+// maxLooks bounds the looks a stamper keeps, a few hundred bytes each.
+const maxLooks = 4096
+
+func newStamper(widths []int) *stamper {
+	return &stamper{widths: widths, placeholder: strings.Repeat("x", widths[0]), looks: map[string][]byte{}, limit: maxLooks}
+}
+
+// newTable returns a tablewriter table writing to w with the columns' widths.
+func (s *stamper) newTable(w io.Writer) *tablewriter.Table {
 	cfg := tablewriter.Config{
 		Header: tw.CellConfig{
 			Formatting: tw.CellFormatting{AutoFormat: tw.Off},
@@ -174,7 +209,7 @@ func (p *tablePrinter) table(out *trimWriter, rep *audit.Report, listed func(*au
 		Behavior: tw.Behavior{TrimSpace: tw.Off, TrimTab: tw.Off},
 		Widths:   tw.CellWidth{PerColumn: tw.NewMapper[int, int]()},
 	}
-	for i, w := range l.widths {
+	for i, w := range s.widths {
 		cfg.Widths.PerColumn.Set(i, w)
 	}
 	rendition := tw.Rendition{
@@ -185,49 +220,83 @@ func (p *tablePrinter) table(out *trimWriter, rep *audit.Report, listed func(*au
 			Separators: tw.Separators{BetweenColumns: tw.On},
 		},
 	}
+	return tablewriter.NewTable(w,
+		tablewriter.WithConfig(cfg),
+		// WithConfig takes WrapNone (0) for "unset": say it again.
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithRenderer(renderer.NewBlueprint(rendition)))
+}
 
-	var t *tablewriter.Table
-	n := 0
-	render := func() error {
-		if t == nil {
-			return nil
-		}
-		err := t.Render()
-		t = nil
-		if err != nil {
-			return err
-		}
-		// tablewriter ignores write errors; stop at the first one.
-		return out.err
+// render has tablewriter lay out the header (a nil row) or one row into
+// s.buf.
+func (s *stamper) render(row []string) ([]byte, error) {
+	s.buf.Reset()
+	t := s.newTable(&s.buf)
+	if row == nil {
+		t.Header(tableHeader)
+	} else if err := t.Append(row); err != nil {
+		return nil, err
 	}
-	err := rep.Operations(func(op *audit.Operation) error {
-		if !listed(op) {
-			return nil
-		}
-		if t == nil {
-			t = tablewriter.NewTable(out,
-				tablewriter.WithConfig(cfg),
-				// WithConfig takes WrapNone (0) for "unset": say it again.
-				tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-				tablewriter.WithRowAutoWrap(tw.WrapNone),
-				tablewriter.WithRenderer(renderer.NewBlueprint(rendition)))
-			if n == 0 {
-				t.Header(tableHeader)
-			}
-		}
-		if err := t.Append(p.row(op, l)); err != nil {
-			return err
-		}
-		n++
-		if n%chunkRows == 0 {
-			return render()
-		}
-		return nil
-	})
+	if err := t.Render(); err != nil {
+		return nil, err
+	}
+	return s.buf.Bytes(), nil
+}
+
+func (s *stamper) header(out *trimWriter) error {
+	b, err := s.render(nil)
 	if err != nil {
 		return err
 	}
-	return render()
+	return emit(out, b)
+}
+
+// row prints the row of cells, OPERATION first.
+func (s *stamper) row(out *trimWriter, cells []string) error {
+	s.key = s.key[:0]
+	for _, c := range cells[1:] {
+		s.key = strconv.AppendInt(s.key, int64(len(c)), 10)
+		s.key = append(s.key, ':')
+		s.key = append(s.key, c...)
+	}
+	look, ok := s.looks[string(s.key)]
+	if !ok && len(s.looks) < s.limit {
+		b, err := s.render(append([]string{s.placeholder}, cells[1:]...))
+		if err != nil {
+			return err
+		}
+		// Always so, as OPERATION comes first with no padding; but should
+		// tablewriter ever print otherwise, the row is laid out whole.
+		if ok = bytes.HasPrefix(b, []byte(s.placeholder)); ok {
+			look = bytes.Clone(b[len(s.placeholder):])
+			s.looks[string(s.key)] = look
+		}
+	}
+	if !ok {
+		b, err := s.render(cells)
+		if err != nil {
+			return err
+		}
+		return emit(out, b)
+	}
+	id := cells[0]
+	if _, err := io.WriteString(out, id); err != nil {
+		return err
+	}
+	if err := out.pad(s.widths[0] - textWidth(id)); err != nil {
+		return err
+	}
+	return emit(out, look)
+}
+
+// emit writes b to out, which keeps the first write error: tablewriter
+// ignores the errors of the writes it makes.
+func emit(out *trimWriter, b []byte) error {
+	if _, err := out.Write(b); err != nil {
+		return err
+	}
+	return out.err
 }
 
 func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
@@ -272,7 +341,7 @@ func findingsCell(op *audit.Operation) string {
 func findingsWidth(op *audit.Operation) int {
 	w := 0
 	for i := range op.Findings {
-		w = max(w, twwidth.Width(Sanitize(op.Findings[i].Code)))
+		w = max(w, textWidth(Sanitize(op.Findings[i].Code)))
 	}
 	return w
 }
@@ -296,8 +365,8 @@ type rowWidths struct {
 func measureRow(op *audit.Operation) rowWidths {
 	return rowWidths{
 		widths: [actionCol]int{
-			twwidth.Width(Sanitize(op.OperationID)),
-			twwidth.Width(Sanitize(string(op.Label))),
+			textWidth(Sanitize(op.OperationID)),
+			textWidth(Sanitize(string(op.Label))),
 			digits(op.Attempts),
 			digits(op.EffectObservations),
 			digits(op.DistinctEffects),
@@ -311,7 +380,7 @@ func measureRow(op *audit.Operation) rowWidths {
 func newLayout() *layout {
 	l := &layout{widths: make([]int, len(tableHeader)), actions: make(map[string]string)}
 	for i, h := range tableHeader {
-		l.widths[i] = twwidth.Width(h)
+		l.widths[i] = textWidth(h)
 	}
 	return l
 }
@@ -336,7 +405,7 @@ func (l *layout) finish() {
 		cell := wrap(Sanitize(action), room)
 		l.actions[action] = cell
 		for line := range strings.SplitSeq(cell, "\n") {
-			l.widths[actionCol] = max(l.widths[actionCol], twwidth.Width(line))
+			l.widths[actionCol] = max(l.widths[actionCol], textWidth(line))
 		}
 	}
 }
@@ -346,13 +415,13 @@ func (l *layout) finish() {
 // The table wraps by itself rather than through tablewriter, which would
 // wrap every column and squeeze the spaces (and U+2028) out of ids.
 func wrap(s string, width int) string {
-	if twwidth.Width(s) <= width {
+	if textWidth(s) <= width {
 		return s
 	}
 	var b strings.Builder
 	lineWidth := 0
 	for i, word := range strings.Split(s, " ") {
-		w := twwidth.Width(word)
+		w := textWidth(word)
 		switch {
 		case i == 0:
 		case lineWidth > 0 && lineWidth+1+w > width:
@@ -366,6 +435,17 @@ func wrap(s string, width int) string {
 		lineWidth += w
 	}
 	return b.String()
+}
+
+// textWidth is the number of columns s takes on a terminal, as tablewriter
+// counts them: its length when s is printable ASCII, as ids mostly are.
+func textWidth(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e {
+			return twwidth.Width(s)
+		}
+	}
+	return len(s)
 }
 
 func digits(n int) int {
@@ -478,6 +558,15 @@ func (t *trimWriter) write(p []byte) error {
 			}
 		}
 	}
+	return nil
+}
+
+// pad adds n spaces, held back like any others.
+func (t *trimWriter) pad(n int) error {
+	if t.err != nil {
+		return t.err
+	}
+	t.spaces += max(n, 0)
 	return nil
 }
 
