@@ -52,6 +52,16 @@ var FindingCodes = []string{
 	fSensitiveIdentifier:   "sensitive-identifier",
 }
 
+// GateNames returns the names a gate (--fail-on) can name: the labels, then
+// the finding codes.
+func GateNames() []string {
+	names := make([]string, 0, len(Labels)+len(FindingCodes))
+	for _, l := range Labels {
+		names = append(names, string(l))
+	}
+	return append(names, FindingCodes...)
+}
+
 // findings decides which findings apply to op. Given a text, it also says
 // why, naming the evidence: it appends to out a Finding for each, whose
 // message it writes in t and which aliases t, as rendered strings do (see

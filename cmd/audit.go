@@ -65,7 +65,7 @@ Exit status:
 func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Command {
 	opts := &AuditOptions{Streams: streams}
 	format := newEnumFlag("table", report.Formats...)
-	failOn := newListFlag(slices.Clone(defaultFailOn), gateNames())
+	failOn := newListFlag(slices.Clone(defaultFailOn), audit.GateNames())
 	annotations := newEnumFlag("", "github")
 
 	c := &cobra.Command{
@@ -182,15 +182,6 @@ func writeReport(name string, rep *audit.Report) error {
 		return failure(fmt.Errorf("write baseline: %w", err))
 	}
 	return nil
-}
-
-// gateNames are the names --fail-on accepts: labels, then finding codes.
-func gateNames() []string {
-	var names []string
-	for _, l := range audit.Labels {
-		names = append(names, string(l))
-	}
-	return append(names, audit.FindingCodes...)
 }
 
 // gateFails reports whether any operation carries a label or a finding
