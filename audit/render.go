@@ -113,8 +113,9 @@ const listNamed = 3
 
 // render builds the report on one operation into o, reusing the slices o
 // already holds, with its strings in t; times holds the two observed-at
-// strings o points to.
-func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
+// strings o points to. In brief, it leaves out the reason, the times and
+// the findings' messages (see Report.Briefs).
+func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string, brief bool) {
 	a, op := v.op(ref)
 	l := op.label.name()
 	results, refs, keys, hashes, findings := o.Results[:0], o.EffectRefs[:0], o.IdempotencyKeys[:0], o.PayloadHashes[:0], o.Findings[:0]
@@ -147,6 +148,15 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 	}
 	var seen distinct
 	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
+	o.Findings = findings
+	if brief {
+		for c := range nFindings {
+			if op.findings.has(c) {
+				o.Findings = append(o.Findings, Finding{Code: FindingCodes[c]})
+			}
+		}
+		return
+	}
 	if a.has(op, tFirstSeen) {
 		for i, which := range [2]int{tFirstSeen, tLastSeen} {
 			start := len(t.b)
@@ -158,7 +168,6 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string) {
 	start := len(t.b)
 	v.reason(t, a, op)
 	o.Reason = t.since(start)
-	o.Findings = findings
 	if op.findings != 0 {
 		_, o.Findings = v.findings(ref, t, findings)
 	}

@@ -192,7 +192,33 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 		}
 		return nil
 	}
-	return r.view.batches(nil, func(b *batch) error {
+	return r.view.batches(nil, false, func(b *batch) error {
+		for i := range b.ops {
+			if err := fn(&b.ops[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Briefs is Operations for callers that need no words: the operations it
+// hands out have no Reason, no times (FirstObservedAt, LastObservedAt) and
+// findings without their messages, which saves most of the rendering (a
+// report built by NewReport hands out its operations whole). The table
+// lays out its rows from briefs, and a baseline compares them.
+func (r *Report) Briefs(fn func(*Operation) error) error {
+	if r.view == nil {
+		return r.Operations(fn)
+	}
+	if r.Annotate != nil {
+		inner := fn
+		fn = func(o *Operation) error {
+			r.Annotate(o)
+			return inner(o)
+		}
+	}
+	return r.view.batches(nil, true, func(b *batch) error {
 		for i := range b.ops {
 			if err := fn(&b.ops[i]); err != nil {
 				return err
@@ -221,7 +247,7 @@ func (r *Report) EncodeOperations(newEncoder func() Encoder, write func([]byte) 
 			return write(buf)
 		})
 	}
-	return r.view.batches(newEncoder, func(b *batch) error { return write(b.data) })
+	return r.view.batches(newEncoder, false, func(b *batch) error { return write(b.data) })
 }
 
 // batch is a run of operations in report order, rendered and, if the
@@ -245,10 +271,10 @@ const (
 	batchBytes = 256 << 10
 )
 
-// fill renders operations of refs into b, and encodes them with enc if it
-// is not nil, until they are all done or the batch holds batchBytes; it
-// returns how many it did.
-func (b *batch) fill(v *view, refs []opRef, enc Encoder) int {
+// fill renders operations of refs into b, in brief or not, and encodes them
+// with enc if it is not nil, until they are all done or the batch holds
+// batchBytes; it returns how many it did.
+func (b *batch) fill(v *view, refs []opRef, enc Encoder, brief bool) int {
 	if cap(b.ops) < len(refs) {
 		b.ops = make([]Operation, len(refs))
 		b.times = make([][2]string, len(refs))
@@ -257,7 +283,7 @@ func (b *batch) fill(v *view, refs []opRef, enc Encoder) int {
 	b.data = b.data[:0]
 	b.text.b = b.text.b[:0]
 	for i, ref := range refs {
-		v.render(&b.ops[i], ref, &b.text, &b.times[i])
+		v.render(&b.ops[i], ref, &b.text, &b.times[i], brief)
 		if enc != nil {
 			b.data = enc(b.data, &b.ops[i])
 		}
@@ -289,7 +315,7 @@ func (b *batch) shrink() {
 // buffers are reused: a report on millions of operations would
 // otherwise make the garbage collector re-mark the audit's large live heap
 // over and over.
-func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) error {
+func (v *view) batches(newEncoder func() Encoder, brief bool, consume func(*batch) error) error {
 	total := 0
 	for _, p := range v.parts {
 		total += p.ops.len()
@@ -307,7 +333,7 @@ func (v *view) batches(newEncoder func() Encoder, consume func(*batch) error) er
 	run := func(refs []opRef, enc Encoder, get func() *batch, send func(*batch) bool) bool {
 		for len(refs) > 0 {
 			b := get()
-			refs = refs[b.fill(v, refs, enc):]
+			refs = refs[b.fill(v, refs, enc, brief):]
 			b.last = len(refs) == 0
 			if !send(b) {
 				return false

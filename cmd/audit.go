@@ -122,7 +122,7 @@ func auditRun(opts *AuditOptions) error {
 		// One pass marks every operation, so the summary can list the
 		// resolved ones before the operations are printed.
 		cmp := base.Compare(opts.FailOn)
-		if err := rep.Operations(func(o *audit.Operation) error { cmp.Mark(o); return nil }); err != nil {
+		if err := rep.Briefs(func(o *audit.Operation) error { cmp.Mark(o); return nil }); err != nil {
 			return failure(err)
 		}
 		rep.Summary.Resolved = cmp.Resolved()

@@ -237,7 +237,7 @@ func (g gate) failures(rep *audit.Report) (int, error) {
 		}
 		return n, nil
 	}
-	err := rep.Operations(func(op *audit.Operation) error {
+	err := rep.Briefs(func(op *audit.Operation) error {
 		if _, failed := g.match(op); failed {
 			n++
 		}

@@ -82,7 +82,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	all, unhealthy := newLayout(), newLayout()
 	healthy, ops := 0, 0
 	marks := map[string]int{} // baseline status → operations, with --baseline
-	err := rep.Operations(func(op *audit.Operation) error {
+	err := rep.Briefs(func(op *audit.Operation) error {
 		ops++
 		if op.Baseline != "" {
 			marks[op.Baseline]++
@@ -159,7 +159,7 @@ func (p *tablePrinter) table(out *trimWriter, rep *audit.Report, listed func(*au
 	if err := s.header(out); err != nil {
 		return err
 	}
-	return rep.Operations(func(op *audit.Operation) error {
+	return rep.Briefs(func(op *audit.Operation) error {
 		if !listed(op) {
 			return nil
 		}
