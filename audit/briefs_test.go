@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,6 +62,52 @@ func TestBriefsMatchOperations(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("policy %v: briefs differ from the operations less their words (-want +got):\n%s", policy, diff)
+		}
+	}
+}
+
+// TestAnnotate checks that every way of handing out operations annotates
+// each of them once, in parallel batches; go test -race checks that the
+// batches do not share what they annotate.
+func TestAnnotate(t *testing.T) {
+	var ledger bytes.Buffer
+	if _, err := synth.Generate(synth.Config{Ops: 2000, Seed: 9, Window: 64}, &ledger, nil); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _, _, _ := readAll(t, ledger.Bytes())
+	a := New(nil)
+	a.AddBatch(recs)
+	rep := a.Report()
+	var calls atomic.Int64
+	rep.Annotate = func(o *Operation) {
+		calls.Add(1)
+		o.Baseline = "after " + o.OperationID
+	}
+	check := func(o *Operation) error {
+		if o.Baseline != "after "+o.OperationID {
+			t.Fatalf("%s annotated %q", o.OperationID, o.Baseline)
+		}
+		return nil
+	}
+	ways := map[string]func() error{
+		"Operations": func() error { return rep.Operations(check) },
+		"Briefs":     func() error { return rep.Briefs(check) },
+		"EncodeOperations": func() error {
+			return rep.EncodeOperations(func() Encoder {
+				return func(dst []byte, o *Operation) []byte {
+					check(o)
+					return append(dst, o.Baseline...)
+				}
+			}, func([]byte) error { return nil })
+		},
+	}
+	for name, way := range ways {
+		calls.Store(0)
+		if err := way(); err != nil {
+			t.Fatal(err)
+		}
+		if n := calls.Load(); n != int64(rep.Summary.Operations) {
+			t.Errorf("%s: %d calls to Annotate for %d operations", name, n, rep.Summary.Operations)
 		}
 	}
 }

@@ -50,8 +50,9 @@ type Report struct {
 	Summary       Summary   `json:"summary"`
 	Invalid       []Invalid `json:"invalid"`
 
-	// Annotate, if set, completes each operation as Operations hands it out
-	// (a baseline comparison marks it); it runs on the calling goroutine.
+	// Annotate, if set, completes each operation once it is rendered (a
+	// baseline comparison marks it). It runs on the goroutines that render,
+	// several at once, so it must be safe for concurrent use.
 	Annotate func(*Operation) `json:"-"`
 
 	view *view
@@ -176,23 +177,19 @@ type Invalid struct {
 // is not the bottleneck of a large report; fn still sees them one at a
 // time, in order, on the calling goroutine.
 func (r *Report) Operations(fn func(*Operation) error) error {
-	if r.Annotate != nil {
-		inner := fn
-		fn = func(o *Operation) error {
-			r.Annotate(o)
-			return inner(o)
-		}
-	}
 	if r.view == nil {
 		for i := range r.list {
 			o := r.list[i].Clone()
+			if r.Annotate != nil {
+				r.Annotate(&o)
+			}
 			if err := fn(&o); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return r.view.batches(nil, false, func(b *batch) error {
+	return r.view.batches(nil, false, r.Annotate, func(b *batch) error {
 		for i := range b.ops {
 			if err := fn(&b.ops[i]); err != nil {
 				return err
@@ -211,14 +208,7 @@ func (r *Report) Briefs(fn func(*Operation) error) error {
 	if r.view == nil {
 		return r.Operations(fn)
 	}
-	if r.Annotate != nil {
-		inner := fn
-		fn = func(o *Operation) error {
-			r.Annotate(o)
-			return inner(o)
-		}
-	}
-	return r.view.batches(nil, true, func(b *batch) error {
+	return r.view.batches(nil, true, r.Annotate, func(b *batch) error {
 		for i := range b.ops {
 			if err := fn(&b.ops[i]); err != nil {
 				return err
@@ -236,10 +226,9 @@ type Encoder func(dst []byte, o *Operation) []byte
 // bytes: the goroutines that render operations encode them too, so encoding
 // is spread over the cores as well, and write receives the encoded bytes of
 // one or more operations at a time, in report order, on the calling
-// goroutine. It stops at the first error write returns. With Annotate set,
-// operations are annotated and encoded one by one on the calling goroutine.
+// goroutine. It stops at the first error write returns.
 func (r *Report) EncodeOperations(newEncoder func() Encoder, write func([]byte) error) error {
-	if r.view == nil || r.Annotate != nil {
+	if r.view == nil {
 		enc := newEncoder()
 		var buf []byte
 		return r.Operations(func(o *Operation) error {
@@ -247,7 +236,7 @@ func (r *Report) EncodeOperations(newEncoder func() Encoder, write func([]byte) 
 			return write(buf)
 		})
 	}
-	return r.view.batches(newEncoder, false, func(b *batch) error { return write(b.data) })
+	return r.view.batches(newEncoder, false, r.Annotate, func(b *batch) error { return write(b.data) })
 }
 
 // batch is a run of operations in report order, rendered and, if the
@@ -271,10 +260,10 @@ const (
 	batchBytes = 256 << 10
 )
 
-// fill renders operations of refs into b, in brief or not, and encodes them
-// with enc if it is not nil, until they are all done or the batch holds
-// batchBytes; it returns how many it did.
-func (b *batch) fill(v *view, refs []opRef, enc Encoder, brief bool) int {
+// fill renders operations of refs into b, in brief or not, annotates them
+// with annotate and encodes them with enc if these are not nil, until they
+// are all done or the batch holds batchBytes; it returns how many it did.
+func (b *batch) fill(v *view, refs []opRef, enc Encoder, brief bool, annotate func(*Operation)) int {
 	if cap(b.ops) < len(refs) {
 		b.ops = make([]Operation, len(refs))
 		b.times = make([][2]string, len(refs))
@@ -284,6 +273,9 @@ func (b *batch) fill(v *view, refs []opRef, enc Encoder, brief bool) int {
 	b.text.b = b.text.b[:0]
 	for i, ref := range refs {
 		v.render(&b.ops[i], ref, &b.text, &b.times[i], brief)
+		if annotate != nil {
+			annotate(&b.ops[i])
+		}
 		if enc != nil {
 			b.data = enc(b.data, &b.ops[i])
 		}
@@ -306,16 +298,16 @@ func (b *batch) shrink() {
 	}
 }
 
-// batches renders (and encodes, with newEncoder) the operations in batches
-// and hands each batch to consume in report order, on the calling
-// goroutine. Run i of batchSize operations is rendered by worker i%workers
+// batches renders (in brief or not, annotated with annotate, and encoded
+// with newEncoder, if these are not nil) the operations in batches and
+// hands each batch to consume in report order, on the calling goroutine. Run i of batchSize operations is rendered by worker i%workers
 // into its own channel, in one or more pieces (see fill), so reading the
 // channels round-robin, a run's pieces at a time, gives report order.
 // Batches consume is done with go back to the workers, so their slices and
 // buffers are reused: a report on millions of operations would
 // otherwise make the garbage collector re-mark the audit's large live heap
 // over and over.
-func (v *view) batches(newEncoder func() Encoder, brief bool, consume func(*batch) error) error {
+func (v *view) batches(newEncoder func() Encoder, brief bool, annotate func(*Operation), consume func(*batch) error) error {
 	total := 0
 	for _, p := range v.parts {
 		total += p.ops.len()
@@ -333,7 +325,7 @@ func (v *view) batches(newEncoder func() Encoder, brief bool, consume func(*batc
 	run := func(refs []opRef, enc Encoder, get func() *batch, send func(*batch) bool) bool {
 		for len(refs) > 0 {
 			b := get()
-			refs = refs[b.fill(v, refs, enc, brief):]
+			refs = refs[b.fill(v, refs, enc, brief, annotate):]
 			b.last = len(refs) == 0
 			if !send(b) {
 				return false

@@ -4,11 +4,13 @@
 package baseline
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
+	"strings"
+
+	jsoniter "github.com/json-iterator/go"
 
 	"github.com/effectaudit/effectaudit/audit"
 )
@@ -44,20 +46,11 @@ func (b *Baseline) bit(name string) names {
 	return 0
 }
 
-// operation is the part of a report's operation a baseline needs.
-type operation struct {
-	OperationID string `json:"operationId"`
-	Label       string `json:"label"`
-	Findings    []struct {
-		Code string `json:"code"`
-	} `json:"findings"`
-}
-
 // Load reads a JSON report written by an earlier run (--format json or
 // --write-baseline); name is used in errors.
 func Load(name string, r io.Reader) (*Baseline, error) {
 	b := &Baseline{gates: audit.GateNames(), index: map[string]int32{}}
-	version, err := b.read(json.NewDecoder(r))
+	version, err := b.read(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", name, err)
 	}
@@ -72,88 +65,198 @@ func Load(name string, r io.Reader) (*Baseline, error) {
 }
 
 // read reads the report's members, its operations one at a time, and
-// returns its schemaVersion (0 if it has none).
-func (b *Baseline) read(dec *json.Decoder) (version int, err error) {
-	if err := delim(dec, '{'); err != nil {
-		return 0, unexpected(err)
+// returns its schemaVersion (0 if it has none). A report can be gigabytes:
+// json-iterator's streaming iterator reads one five times as fast as
+// encoding/json's Decoder, in a buffer of its own size. Members that are
+// null are as good as missing, as encoding/json has them.
+func (b *Baseline) read(r io.Reader) (version int, err error) {
+	in := &endReader{r: r}
+	it := jsoniter.Parse(jsoniter.ConfigDefault, in, 64<<10)
+	defer func() {
+		if err == nil && it.Error != nil {
+			err = it.Error
+		}
+		switch {
+		case err == nil:
+		case in.ended:
+			err = io.ErrUnexpectedEOF // the input ended inside the document
+		default:
+			// json-iterator's messages end with the text around the error
+			// twice, the second time at length.
+			msg, _, _ := strings.Cut(err.Error(), ", bigger context")
+			err = errors.New(msg)
+		}
+	}()
+	fail := func(format string, args ...any) bool {
+		if it.Error == nil {
+			err = fmt.Errorf(format, args...)
+		}
+		return false
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return 0, unexpected(err)
+	if it.WhatIsNext() != jsoniter.ObjectValue {
+		fail("the document is not an object")
+	}
+	seen := map[string]bool{} // of the members read: which one would hold is unclear
+	it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
+		if key == "schemaVersion" || key == "operations" {
+			if seen[key] {
+				return fail("member %q given twice", key)
+			}
+			seen[key] = true
 		}
-		key := tok.(string) // a member name: the decoder checks the syntax
-		if seen[key] {
-			return 0, fmt.Errorf("member %q given twice", key)
-		}
-		seen[key] = true
 		switch key {
 		case "schemaVersion":
-			err = dec.Decode(&version)
+			switch it.WhatIsNext() {
+			case jsoniter.NilValue:
+				it.ReadNil()
+			case jsoniter.NumberValue:
+				version = it.ReadInt()
+			default:
+				return fail("schemaVersion is not a number")
+			}
 		case "operations":
-			err = b.readOperations(dec)
+			return b.readOperations(it, fail)
 		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			it.Skip()
 		}
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", key, unexpected(err))
-		}
-	}
-	return version, unexpected(delim(dec, '}'))
+		return it.Error == nil
+	})
+	return version, err
 }
 
-// unexpected returns io.ErrUnexpectedEOF for io.EOF: the input ended inside
-// the document.
-func unexpected(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
+// endReader reads from r and notes when a read found nothing more: a
+// parser that asks for more once the input has ended found it cut short.
+type endReader struct {
+	r     io.Reader
+	ended bool
 }
 
-func (b *Baseline) readOperations(dec *json.Decoder) error {
-	if err := delim(dec, '['); err != nil {
-		return err
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if n == 0 && err == io.EOF {
+		e.ended = true
 	}
-	for dec.More() {
-		var o operation
-		if err := dec.Decode(&o); err != nil {
-			return err
-		}
-		set := b.bit(o.Label)
-		for _, f := range o.Findings {
-			set |= b.bit(f.Code)
-		}
-		if i, dup := b.index[o.OperationID]; dup {
-			b.names[i] = set // the last one listed holds, as a map's would
-			continue
-		}
-		b.index[o.OperationID] = int32(len(b.ids))
-		b.ids = append(b.ids, o.OperationID)
-		b.names = append(b.names, set)
-	}
-	return delim(dec, ']')
+	return n, err
 }
 
-// delim reads the next token, which must be d.
-func delim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// readOperations reads the operations array; fail reports a report that
+// is not one and returns false.
+func (b *Baseline) readOperations(it *jsoniter.Iterator, fail func(string, ...any) bool) bool {
+	switch it.WhatIsNext() {
+	case jsoniter.NilValue:
+		it.ReadNil()
+		return true
+	case jsoniter.ArrayValue:
+	default:
+		return fail("operations is not a list")
 	}
-	if tok != d {
-		if s, ok := tok.(string); ok {
-			tok = strconv.Quote(s)
+	n := 0
+	return it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
+		n++
+		var id string
+		var label, findings names
+		switch it.WhatIsNext() {
+		case jsoniter.NilValue:
+			it.ReadNil()
+		case jsoniter.ObjectValue:
+			ok := it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
+				switch key {
+				case "operationId":
+					if !readString(it, &id) {
+						return fail("operation %d: operationId is not a string", n)
+					}
+				case "label":
+					var l string
+					if !readString(it, &l) {
+						return fail("operation %d: label is not a string", n)
+					}
+					label = b.bit(l)
+				case "findings":
+					findings = 0 // the last member of a name holds
+					return b.readFindings(it, &findings, func(format string, args ...any) bool {
+						return fail("operation %d: %s", n, fmt.Sprintf(format, args...))
+					})
+				default:
+					it.Skip()
+				}
+				return it.Error == nil
+			})
+			if !ok {
+				return false
+			}
+		default:
+			return fail("operation %d is not an object", n)
 		}
-		return fmt.Errorf("found %v where %v belongs", tok, d)
+		b.add(id, label|findings)
+		return it.Error == nil
+	})
+}
+
+// readFindings adds the codes of a findings array to set.
+func (b *Baseline) readFindings(it *jsoniter.Iterator, set *names, fail func(string, ...any) bool) bool {
+	switch it.WhatIsNext() {
+	case jsoniter.NilValue:
+		it.ReadNil()
+		return true
+	case jsoniter.ArrayValue:
+	default:
+		return fail("findings is not a list")
 	}
-	return nil
+	return it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
+		var code string
+		switch it.WhatIsNext() {
+		case jsoniter.NilValue:
+			it.ReadNil()
+		case jsoniter.ObjectValue:
+			ok := it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
+				if key != "code" {
+					it.Skip()
+				} else if !readString(it, &code) {
+					return fail("a finding's code is not a string")
+				}
+				return it.Error == nil
+			})
+			if !ok {
+				return false
+			}
+		default:
+			return fail("a finding is not an object")
+		}
+		*set |= b.bit(code)
+		return it.Error == nil
+	})
+}
+
+// readString reads a string, or null as "", into s; it reports false for
+// any other value, which it leaves unread.
+func readString(it *jsoniter.Iterator, s *string) bool {
+	switch it.WhatIsNext() {
+	case jsoniter.StringValue:
+		*s = it.ReadString()
+	case jsoniter.NilValue:
+		it.ReadNil()
+		*s = ""
+	default:
+		return false
+	}
+	return true
+}
+
+// add records an operation of the baseline; an id listed twice keeps its
+// first place and its last names, as a map would.
+func (b *Baseline) add(id string, set names) {
+	if i, dup := b.index[id]; dup {
+		b.names[i] = set
+		return
+	}
+	b.index[id] = int32(len(b.ids))
+	b.ids = append(b.ids, id)
+	b.names = append(b.names, set)
 }
 
 // Comparison marks the operations of one report against a baseline. Use
-// Mark on every operation (Report.Annotate), then Resolved.
+// Mark on every operation, then Resolved and Failed; Annotate marks them
+// again as the report is printed (Report.Annotate).
 type Comparison struct {
 	base     *Baseline
 	failOn   names
@@ -171,21 +274,38 @@ func (b *Baseline) Compare(failOn []string) *Comparison {
 	return c
 }
 
-// Mark sets op.Baseline. An operation may be marked more than once.
+// Mark sets op.Baseline and notes it for Resolved and Failed. An operation
+// may be marked more than once.
 func (c *Comparison) Mark(op *audit.Operation) {
+	i, listed, fails := c.status(op)
+	if op.Baseline == New && fails {
+		c.failed = true
+	}
+	if listed {
+		c.seen[i] = true
+		c.resolved[i] = op.Baseline == Resolved
+	}
+}
+
+// Annotate sets op.Baseline as Mark does, and only that: it is safe for
+// concurrent use.
+func (c *Comparison) Annotate(op *audit.Operation) { c.status(op) }
+
+// status sets op.Baseline, and returns op's position in the baseline, if
+// it is listed there, and whether op fails the gate now.
+func (c *Comparison) status(op *audit.Operation) (i int32, listed, fails bool) {
 	now := c.base.bit(string(op.Label))
 	for _, f := range op.Findings {
 		now |= c.base.bit(f.Code)
 	}
 	now &= c.failOn
-	i, ok := c.base.index[op.OperationID]
+	i, listed = c.base.index[op.OperationID]
 	var before names
-	if ok {
-		c.seen[i] = true
+	if listed {
 		before = c.base.names[i] & c.failOn
 	}
 	switch {
-	case !ok:
+	case !listed:
 		op.Baseline = New
 	case now&^before != 0:
 		op.Baseline = New // worse: fails on something it did not before
@@ -194,12 +314,7 @@ func (c *Comparison) Mark(op *audit.Operation) {
 	default:
 		op.Baseline = Unchanged
 	}
-	if op.Baseline == New && now != 0 {
-		c.failed = true
-	}
-	if ok {
-		c.resolved[i] = op.Baseline == Resolved
-	}
+	return i, listed, now != 0
 }
 
 // Failed reports whether an operation marked so far fails the gate anew.

@@ -1,13 +1,17 @@
 package baseline
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/effectaudit/effectaudit/audit"
 )
@@ -86,13 +90,21 @@ func TestLoadErrors(t *testing.T) {
 		{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
 		{`{"schemaVersion":1,"operations":[{"label":"healthy"}]}`, "b.json: an operation without operationId"},
 		{``, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: operations: unexpected EOF"},
-		{`[]`, "b.json: not a JSON report: found [ where { belongs"},
-		{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations: found { where [ belongs"},
-		{`{"schemaVersion":1,"operations":"all"}`, `b.json: not a JSON report: operations: found "all" where [ belongs`},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: unexpected EOF"},
+		{`[]`, "b.json: not a JSON report: the document is not an object"},
+		{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations is not a list"},
+		{`{"schemaVersion":1,"operations":"all"}`, "b.json: not a JSON report: operations is not a list"},
 		{`{"schemaVersion":1,"operations":[],"operations":[]}`, `b.json: not a JSON report: member "operations" given twice`},
-		{`{"schemaVersion":"1","operations":[]}`, "b.json: not a JSON report: schemaVersion: json: cannot unmarshal string"},
-		{`{"schemaVersion":1,"operations":[{"operationId":7}]}`, "b.json: not a JSON report: operations: json: cannot unmarshal number"},
+		{`{"schemaVersion":"1","operations":[]}`, "b.json: not a JSON report: schemaVersion is not a number"},
+		{`{"schemaVersion":1,"operations":[{"operationId":7}]}`, "b.json: not a JSON report: operation 1: operationId is not a string"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a"},7]}`, "b.json: not a JSON report: operation 2 is not an object"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","label":false}]}`, "b.json: not a JSON report: operation 1: label is not a string"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":{}}]}`, "b.json: not a JSON report: operation 1: findings is not a list"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[1]}]}`, "b.json: not a JSON report: operation 1: a finding is not an object"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[{"code":[]}]}]}`, "b.json: not a JSON report: operation 1: a finding's code is not a string"},
+		{`{"schemaVersion":1 "operations":[]}`, "b.json: not a JSON report: ReadObjectCB: object not ended with }, error found in #"},
+		{`{"schemaVersion":1,"summary":{"x":tru},"operations":[]}`, "b.json: not a JSON report: "},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a` + "\x01" + `"}]}`, "b.json: not a JSON report: "},
 		{`{"schemaVersion":1,"operations":[]`, "b.json: not a JSON report: unexpected EOF"},
 		{`{"operations":[]}`, "b.json: schemaVersion 0; want 1"},
 	}
@@ -215,9 +227,12 @@ func TestMarksMatchModel(t *testing.T) {
 			seen[op.OperationID] = true
 			resolved[op.OperationID] = want == Resolved
 
+			again := op
+			c.Annotate(&again)
 			c.Mark(&op)
-			if op.Baseline != want {
-				t.Fatalf("seed %d: %s %v marked %s; want %s (baseline %s, gate %v)", seed, op.OperationID, names, op.Baseline, want, doc.String(), failOn)
+			if op.Baseline != want || again.Baseline != want {
+				t.Fatalf("seed %d: %s %v marked %s, annotated %s; want %s (baseline %s, gate %v)",
+					seed, op.OperationID, names, op.Baseline, again.Baseline, want, doc.String(), failOn)
 			}
 		}
 		var wantResolved []string
@@ -239,4 +254,149 @@ func TestGateNamesFit(t *testing.T) {
 	if n := len(audit.GateNames()); n > 32 {
 		t.Fatalf("%d gate names do not fit in the 32 bits of names", n)
 	}
+}
+
+// modelLoad reads the first JSON value of doc with encoding/json and says
+// what Load should make of it: ok is false when doc is no report, and
+// checked false when the model cannot tell (a member name given twice,
+// which encoding/json's maps hide).
+func modelLoad(doc []byte) (ids []string, sets map[string][]string, ok, checked bool) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	var top any
+	if err := dec.Decode(&top); err != nil {
+		return nil, nil, false, true
+	}
+	report, isObject := top.(map[string]any)
+	if !isObject {
+		return nil, nil, false, true
+	}
+	if repeatsName(doc) || !utf8.Valid(doc) || bytes.Contains(bytes.ToLower(doc), []byte(`\ud`)) {
+		// Maps hide the first of two members, and encoding/json reads
+		// invalid UTF-8 and lone surrogates as U+FFFD where Load keeps
+		// them: no report of effectaudit holds either.
+		return nil, nil, false, false
+	}
+	if v, ok := report["schemaVersion"].(float64); !ok || v != 1 {
+		return nil, nil, false, true
+	}
+	sets = map[string][]string{}
+	list, isList := report["operations"].([]any)
+	if report["operations"] != nil && !isList {
+		return nil, nil, false, true
+	}
+	str := func(v any) (string, bool) {
+		if v == nil {
+			return "", true
+		}
+		s, ok := v.(string)
+		return s, ok
+	}
+	for _, e := range list {
+		o, isObject := e.(map[string]any)
+		if e != nil && !isObject {
+			return nil, nil, false, true
+		}
+		id, ok1 := str(o["operationId"])
+		label, ok2 := str(o["label"])
+		if !ok1 || !ok2 || id == "" {
+			return nil, nil, false, true
+		}
+		names := []string{label}
+		findings, isList := o["findings"].([]any)
+		if o["findings"] != nil && !isList {
+			return nil, nil, false, true
+		}
+		for _, f := range findings {
+			fo, isObject := f.(map[string]any)
+			if f != nil && !isObject {
+				return nil, nil, false, true
+			}
+			code, ok := str(fo["code"])
+			if !ok {
+				return nil, nil, false, true
+			}
+			names = append(names, code)
+		}
+		if _, dup := sets[id]; !dup {
+			ids = append(ids, id)
+		}
+		sets[id] = names
+	}
+	return ids, sets, true, true
+}
+
+// repeatsName reports whether an object of doc's first value has two
+// members of one name.
+func repeatsName(doc []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	var open []map[string]bool // names so far of each open object; nil for arrays
+	expectName := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'):
+			open = append(open, map[string]bool{})
+			expectName = true
+			continue
+		case json.Delim('['):
+			open = append(open, nil)
+		case json.Delim('}'), json.Delim(']'):
+			open = open[:len(open)-1]
+			if len(open) == 0 {
+				return false
+			}
+		default:
+			if name, ok := tok.(string); ok && expectName {
+				if open[len(open)-1][name] {
+					return true
+				}
+				open[len(open)-1][name] = true
+				expectName = false
+				continue
+			}
+			if len(open) == 0 {
+				return false
+			}
+		}
+		// After a value, a name comes next in an object.
+		expectName = open[len(open)-1] != nil
+	}
+}
+
+// FuzzLoad checks Load against encoding/json on arbitrary documents: it
+// never panics, it refuses what is not a report, and it reads every report
+// encoding/json reads, to the same operations and names.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(before))
+	f.Add([]byte(`{"schemaVersion":1,"summary":{"a":[1,2.5e3,true,null,"x\n"]},"operations":[null,{"operationId":"a","findings":null,"label":null}],"invalid":[]}`))
+	f.Add([]byte(`{"schemaVersion":1,"operations":[{"operationId":"a"}]} trailing`))
+	f.Add([]byte(`{"schemaVersion":1,"operations":[],}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		b, err := Load("f.json", bytes.NewReader(doc))
+		ids, sets, ok, checked := modelLoad(doc)
+		if !checked {
+			return
+		}
+		if ok != (err == nil) {
+			t.Fatalf("Load(%q) error %v; encoding/json reads it as a report: %v", doc, err, ok)
+		}
+		if !ok {
+			return
+		}
+		if diff := cmp.Diff(ids, b.ids, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("Load(%q) ids (-encoding/json +Load):\n%s", doc, diff)
+		}
+		for i, id := range ids {
+			var want names
+			for _, n := range sets[id] {
+				want |= b.bit(n)
+			}
+			if b.names[i] != want {
+				t.Fatalf("Load(%q): %s has names %b; want %b", doc, id, b.names[i], want)
+			}
+		}
+	})
 }

@@ -126,7 +126,7 @@ func auditRun(opts *AuditOptions) error {
 			return failure(err)
 		}
 		rep.Summary.Resolved = cmp.Resolved()
-		rep.Annotate = cmp.Mark
+		rep.Annotate = cmp.Annotate
 		fails = cmp.Failed
 	}
 	if opts.Annotations == "github" {
