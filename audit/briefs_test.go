@@ -67,8 +67,9 @@ func TestBriefsMatchOperations(t *testing.T) {
 }
 
 // TestAnnotate checks that every way of handing out operations annotates
-// each of them once, in parallel batches; go test -race checks that the
-// batches do not share what they annotate.
+// each of them once, in parallel batches (go test -race checks that the
+// batches do not share what they annotate), and for a report built of
+// operations already rendered too.
 func TestAnnotate(t *testing.T) {
 	var ledger bytes.Buffer
 	if _, err := synth.Generate(synth.Config{Ops: 2000, Seed: 9, Window: 64}, &ledger, nil); err != nil {
@@ -77,37 +78,51 @@ func TestAnnotate(t *testing.T) {
 	recs, _, _, _, _ := readAll(t, ledger.Bytes())
 	a := New(nil)
 	a.AddBatch(recs)
-	rep := a.Report()
-	var calls atomic.Int64
-	rep.Annotate = func(o *Operation) {
-		calls.Add(1)
-		o.Baseline = "after " + o.OperationID
-	}
-	check := func(o *Operation) error {
-		if o.Baseline != "after "+o.OperationID {
-			t.Fatalf("%s annotated %q", o.OperationID, o.Baseline)
+	audited := a.Report()
+	rendered := NewReport(audited.Summary, audited.OperationList(), nil)
+	for _, rep := range []*Report{audited, rendered} {
+		var calls, wrong atomic.Int64
+		rep.Annotate = func(o *Operation) {
+			calls.Add(1)
+			o.Baseline = "after " + o.OperationID
 		}
-		return nil
-	}
-	ways := map[string]func() error{
-		"Operations": func() error { return rep.Operations(check) },
-		"Briefs":     func() error { return rep.Briefs(check) },
-		"EncodeOperations": func() error {
-			return rep.EncodeOperations(func() Encoder {
-				return func(dst []byte, o *Operation) []byte {
-					check(o)
-					return append(dst, o.Baseline...)
+		// check may run on the rendering goroutines: it counts, the test
+		// goroutine reports.
+		check := func(o *Operation) error {
+			if o.Baseline != "after "+o.OperationID {
+				wrong.Add(1)
+			}
+			return nil
+		}
+		ways := []struct {
+			name string
+			run  func() error
+		}{
+			{"Operations", func() error { return rep.Operations(check) }},
+			{"Briefs", func() error { return rep.Briefs(check) }},
+			{"EncodeOperations", func() error {
+				return rep.EncodeOperations(func() Encoder {
+					return func(dst []byte, o *Operation) []byte {
+						_ = check(o)
+						return append(dst, o.Baseline...)
+					}
+				}, func([]byte) error { return nil })
+			}},
+		}
+		for _, way := range ways {
+			t.Run(way.name, func(t *testing.T) {
+				calls.Store(0)
+				wrong.Store(0)
+				if err := way.run(); err != nil {
+					t.Fatal(err)
 				}
-			}, func([]byte) error { return nil })
-		},
-	}
-	for name, way := range ways {
-		calls.Store(0)
-		if err := way(); err != nil {
-			t.Fatal(err)
-		}
-		if n := calls.Load(); n != int64(rep.Summary.Operations) {
-			t.Errorf("%s: %d calls to Annotate for %d operations", name, n, rep.Summary.Operations)
+				if n := calls.Load(); n != int64(rep.Summary.Operations) {
+					t.Errorf("%d calls to Annotate for %d operations", n, rep.Summary.Operations)
+				}
+				if n := wrong.Load(); n != 0 {
+					t.Errorf("%d operations handed out without their annotation", n)
+				}
+			})
 		}
 	}
 }

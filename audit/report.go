@@ -298,15 +298,15 @@ func (b *batch) shrink() {
 	}
 }
 
-// batches renders (in brief or not, annotated with annotate, and encoded
-// with newEncoder, if these are not nil) the operations in batches and
-// hands each batch to consume in report order, on the calling goroutine. Run i of batchSize operations is rendered by worker i%workers
-// into its own channel, in one or more pieces (see fill), so reading the
-// channels round-robin, a run's pieces at a time, gives report order.
-// Batches consume is done with go back to the workers, so their slices and
-// buffers are reused: a report on millions of operations would
-// otherwise make the garbage collector re-mark the audit's large live heap
-// over and over.
+// batches renders the operations in batches (in brief or not; annotated
+// with annotate and encoded with newEncoder if these are not nil) and hands
+// each batch to consume in report order, on the calling goroutine. Run i of
+// batchSize operations is rendered by worker i%workers into its own
+// channel, in one or more pieces (see fill), so reading the channels
+// round-robin, a run's pieces at a time, gives report order. Batches
+// consume is done with go back to the workers, so their slices and buffers
+// are reused: a report on millions of operations would otherwise make the
+// garbage collector re-mark the audit's large live heap over and over.
 func (v *view) batches(newEncoder func() Encoder, brief bool, annotate func(*Operation), consume func(*batch) error) error {
 	total := 0
 	for _, p := range v.parts {

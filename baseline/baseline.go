@@ -4,10 +4,12 @@
 package baseline
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	jsoniter "github.com/json-iterator/go"
@@ -29,17 +31,17 @@ type Baseline struct {
 	gates []string         // audit.GateNames: what the bits of names stand for
 	index map[string]int32 // operation id → its position in ids
 	ids   []string         // in baseline order
-	names []names          // of ids[i]: its label and finding codes
+	names []nameSet        // of ids[i]: its label and finding codes
 }
 
-// names is a set of gate names (labels and finding codes) as bits, in the
+// nameSet is a set of gate names (labels and finding codes) as bits, in the
 // order of audit.GateNames (TestGateNamesFit: there are fewer than 32).
 // Other names, which a report of another version may hold, never match a
 // gate (--fail-on takes only these), so they are left out.
-type names uint32
+type nameSet uint32
 
 // bit returns the bit of a gate name, 0 for any other name.
-func (b *Baseline) bit(name string) names {
+func (b *Baseline) bit(name string) nameSet {
 	if i := slices.Index(b.gates, name); i >= 0 {
 		return 1 << i
 	}
@@ -47,60 +49,130 @@ func (b *Baseline) bit(name string) names {
 }
 
 // Load reads a JSON report written by an earlier run (--format json or
-// --write-baseline); name is used in errors.
+// --write-baseline); name is used in errors. A leading byte order mark is
+// skipped.
 func Load(name string, r io.Reader) (*Baseline, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if p, _ := br.Peek(len(bom)); string(p) == bom {
+		_, _ = br.Discard(len(bom))
+	}
 	b := &Baseline{gates: audit.GateNames(), index: map[string]int32{}}
-	version, err := b.read(r)
-	if err != nil {
+	rd := newReader(b, br)
+	version := rd.report()
+	if rd.in.err != nil {
+		return nil, fmt.Errorf("%s: %w", name, rd.in.err)
+	}
+	if err := rd.error(); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", name, err)
 	}
 	if version != audit.SchemaVersion {
 		return nil, fmt.Errorf("%s: schemaVersion %d; want %d (a report of effectaudit audit --format json)",
 			name, version, audit.SchemaVersion)
 	}
-	if _, ok := b.index[""]; ok {
-		return nil, fmt.Errorf("%s: an operation without operationId", name)
-	}
 	return b, nil
 }
 
-// read reads the report's members, its operations one at a time, and
-// returns its schemaVersion (0 if it has none). A report can be gigabytes:
-// json-iterator's streaming iterator reads one five times as fast as
-// encoding/json's Decoder, in a buffer of its own size. Members that are
-// null are as good as missing, as encoding/json has them.
-func (b *Baseline) read(r io.Reader) (version int, err error) {
-	in := &endReader{r: r}
+const bom = "\xef\xbb\xbf"
+
+// reader reads a report into a Baseline one operation at a time. A report
+// can be gigabytes: json-iterator's streaming iterator reads one five times
+// as fast as encoding/json's Decoder, in a buffer of its own size. Members
+// are read as encoding/json reads them into structs, but that names match
+// exactly: null leaves a string as it was and empties a list, and of a
+// member given twice in an operation the last holds. Members the baseline
+// does not need are skipped, which json-iterator does less strictly than
+// encoding/json about numbers (it takes 01 and not 1e400): no report of
+// effectaudit has either.
+type reader struct {
+	b   *Baseline
+	it  *jsoniter.Iterator
+	in  *source
+	err error // the first problem found that is not a syntax error
+	op  int   // 1 + index of the operation being read, for errors
+}
+
+func newReader(b *Baseline, r io.Reader) *reader {
+	in := &source{r: r}
 	it := jsoniter.Parse(jsoniter.ConfigDefault, in, 64<<10)
-	defer func() {
-		if err == nil && it.Error != nil {
-			err = it.Error
-		}
-		switch {
-		case err == nil:
-		case in.ended:
-			err = io.ErrUnexpectedEOF // the input ended inside the document
-		default:
-			// json-iterator's messages end with the text around the error
-			// twice, the second time at length.
-			msg, _, _ := strings.Cut(err.Error(), ", bigger context")
-			err = errors.New(msg)
-		}
-	}()
-	fail := func(format string, args ...any) bool {
-		if it.Error == nil {
-			err = fmt.Errorf(format, args...)
-		}
-		return false
+	in.it = it
+	return &reader{b: b, it: it, in: in}
+}
+
+// source reads the input for the iterator and notes when the iterator asks
+// for more after the input has ended, before finding any error: the
+// document was cut short. It keeps a read error, which the iterator turns
+// into text.
+type source struct {
+	r     io.Reader
+	it    *jsoniter.Iterator
+	ended bool
+	err   error
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	switch {
+	case n == 0 && err == io.EOF:
+		s.ended = s.ended || s.it.Error == nil
+	case err != nil && err != io.EOF:
+		s.err = err
 	}
-	if it.WhatIsNext() != jsoniter.ObjectValue {
-		fail("the document is not an object")
+	return n, err
+}
+
+// fail notes a report that is not one, unless the iterator has already
+// found an error, and returns false to stop the iterator.
+func (r *reader) fail(format string, args ...any) bool {
+	if r.err == nil && r.it.Error == nil {
+		r.err = fmt.Errorf(format, args...)
 	}
-	seen := map[string]bool{} // of the members read: which one would hold is unclear
-	it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
+	return false
+}
+
+// error returns what stopped the reading, or nil.
+func (r *reader) error() error {
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.it.Error == nil:
+		return nil
+	case r.in.ended:
+		return io.ErrUnexpectedEOF
+	}
+	return syntaxError(r.it.Error)
+}
+
+// syntaxError rewords an error of json-iterator's, whose message names the
+// function that found it and ends with the input around it, raw, twice. It
+// keeps what was found and the shorter excerpt, escaped, so that the
+// message stays on one line and a baseline cannot write control characters
+// to a terminal.
+func syntaxError(err error) error {
+	what, rest, found := strings.Cut(err.Error(), ", error found in #")
+	if _, after, ok := strings.Cut(what, ": "); ok {
+		what = after
+	}
+	what = strings.Trim(strconv.QuoteToGraphic(what), `"`)
+	if !found {
+		return errors.New(what)
+	}
+	_, near, _ := strings.Cut(rest, "...|")
+	near, _, _ = strings.Cut(near, "|...")
+	return fmt.Errorf("%s near %s", what, strconv.QuoteToGraphic(near))
+}
+
+// report reads the report's members and returns its schemaVersion (0 if it
+// has none).
+func (r *reader) report() (version int) {
+	if r.it.WhatIsNext() != jsoniter.ObjectValue {
+		r.fail("the document is not a JSON object")
+		return 0
+	}
+	seen := map[string]bool{} // of the members read: which would hold is unclear
+	r.it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
 		if key == "schemaVersion" || key == "operations" {
 			if seen[key] {
-				return fail("member %q given twice", key)
+				return r.fail("member %q given twice", key)
 			}
 			seen[key] = true
 		}
@@ -112,49 +184,32 @@ func (b *Baseline) read(r io.Reader) (version int, err error) {
 			case jsoniter.NumberValue:
 				version = it.ReadInt()
 			default:
-				return fail("schemaVersion is not a number")
+				return r.fail("schemaVersion is not a number")
 			}
 		case "operations":
-			return b.readOperations(it, fail)
+			return r.operations()
 		default:
 			it.Skip()
 		}
 		return it.Error == nil
 	})
-	return version, err
+	return version
 }
 
-// endReader reads from r and notes when a read found nothing more: a
-// parser that asks for more once the input has ended found it cut short.
-type endReader struct {
-	r     io.Reader
-	ended bool
-}
-
-func (e *endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if n == 0 && err == io.EOF {
-		e.ended = true
-	}
-	return n, err
-}
-
-// readOperations reads the operations array; fail reports a report that
-// is not one and returns false.
-func (b *Baseline) readOperations(it *jsoniter.Iterator, fail func(string, ...any) bool) bool {
-	switch it.WhatIsNext() {
+// operations reads the operations array.
+func (r *reader) operations() bool {
+	switch r.it.WhatIsNext() {
 	case jsoniter.NilValue:
-		it.ReadNil()
+		r.it.ReadNil()
 		return true
 	case jsoniter.ArrayValue:
 	default:
-		return fail("operations is not a list")
+		return r.fail("operations is not a list")
 	}
-	n := 0
-	return it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
-		n++
-		var id string
-		var label, findings names
+	return r.it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
+		r.op++
+		var id, label string
+		var findings nameSet
 		switch it.WhatIsNext() {
 		case jsoniter.NilValue:
 			it.ReadNil()
@@ -162,89 +217,80 @@ func (b *Baseline) readOperations(it *jsoniter.Iterator, fail func(string, ...an
 			ok := it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
 				switch key {
 				case "operationId":
-					if !readString(it, &id) {
-						return fail("operation %d: operationId is not a string", n)
-					}
+					return r.string(&id, "operationId")
 				case "label":
-					var l string
-					if !readString(it, &l) {
-						return fail("operation %d: label is not a string", n)
-					}
-					label = b.bit(l)
+					return r.string(&label, "label")
 				case "findings":
-					findings = 0 // the last member of a name holds
-					return b.readFindings(it, &findings, func(format string, args ...any) bool {
-						return fail("operation %d: %s", n, fmt.Sprintf(format, args...))
-					})
-				default:
-					it.Skip()
+					findings = 0
+					return r.findings(&findings)
 				}
+				it.Skip()
 				return it.Error == nil
 			})
 			if !ok {
 				return false
 			}
 		default:
-			return fail("operation %d is not an object", n)
+			return r.fail("operation %d is missing or not an object", r.op)
 		}
-		b.add(id, label|findings)
+		if id == "" {
+			return r.fail("operation %d has no operationId", r.op)
+		}
+		r.b.add(id, r.b.bit(label)|findings)
 		return it.Error == nil
 	})
 }
 
-// readFindings adds the codes of a findings array to set.
-func (b *Baseline) readFindings(it *jsoniter.Iterator, set *names, fail func(string, ...any) bool) bool {
-	switch it.WhatIsNext() {
+// findings adds the codes of an operation's findings to set.
+func (r *reader) findings(set *nameSet) bool {
+	switch r.it.WhatIsNext() {
 	case jsoniter.NilValue:
-		it.ReadNil()
+		r.it.ReadNil()
 		return true
 	case jsoniter.ArrayValue:
 	default:
-		return fail("findings is not a list")
+		return r.fail("operation %d: findings is not a list", r.op)
 	}
-	return it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
+	return r.it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
 		var code string
 		switch it.WhatIsNext() {
 		case jsoniter.NilValue:
 			it.ReadNil()
 		case jsoniter.ObjectValue:
 			ok := it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
-				if key != "code" {
-					it.Skip()
-				} else if !readString(it, &code) {
-					return fail("a finding's code is not a string")
+				if key == "code" {
+					return r.string(&code, "a finding's code")
 				}
+				it.Skip()
 				return it.Error == nil
 			})
 			if !ok {
 				return false
 			}
 		default:
-			return fail("a finding is not an object")
+			return r.fail("operation %d: a finding is missing or not an object", r.op)
 		}
-		*set |= b.bit(code)
+		*set |= r.b.bit(code)
 		return it.Error == nil
 	})
 }
 
-// readString reads a string, or null as "", into s; it reports false for
-// any other value, which it leaves unread.
-func readString(it *jsoniter.Iterator, s *string) bool {
-	switch it.WhatIsNext() {
+// string reads a string member into s; null leaves s as it was.
+func (r *reader) string(s *string, what string) bool {
+	switch r.it.WhatIsNext() {
 	case jsoniter.StringValue:
-		*s = it.ReadString()
+		*s = r.it.ReadString()
 	case jsoniter.NilValue:
-		it.ReadNil()
-		*s = ""
+		r.it.ReadNil()
 	default:
-		return false
+		return r.fail("operation %d: %s is not a string", r.op, what)
 	}
-	return true
+	return r.it.Error == nil
 }
 
 // add records an operation of the baseline; an id listed twice keeps its
 // first place and its last names, as a map would.
-func (b *Baseline) add(id string, set names) {
+func (b *Baseline) add(id string, set nameSet) {
 	if i, dup := b.index[id]; dup {
 		b.names[i] = set
 		return
@@ -259,7 +305,7 @@ func (b *Baseline) add(id string, set names) {
 // again as the report is printed (Report.Annotate).
 type Comparison struct {
 	base     *Baseline
-	failOn   names
+	failOn   nameSet
 	seen     []bool // by position in the baseline
 	resolved []bool
 	failed   bool // an operation marked new fails the gate
@@ -300,7 +346,7 @@ func (c *Comparison) status(op *audit.Operation) (i int32, listed, fails bool) {
 	}
 	now &= c.failOn
 	i, listed = c.base.index[op.OperationID]
-	var before names
+	var before nameSet
 	if listed {
 		before = c.base.names[i] & c.failOn
 	}

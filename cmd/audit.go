@@ -11,6 +11,7 @@ import (
 
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/baseline"
+	"github.com/effectaudit/effectaudit/input"
 	"github.com/effectaudit/effectaudit/report"
 )
 
@@ -153,13 +154,20 @@ func auditRun(opts *AuditOptions) error {
 	return nil
 }
 
+// loadBaseline reads the report name, which may be compressed as ledgers
+// may: a report is as large as its ledger, and compresses as well.
 func loadBaseline(name string) (*baseline.Baseline, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, failure(fmt.Errorf("baseline: %w", err))
 	}
 	defer f.Close()
-	b, err := baseline.Load(name, bufio.NewReaderSize(f, 1<<20))
+	src, err := input.FromReader(name, f, -1)
+	if err != nil {
+		return nil, failure(fmt.Errorf("baseline: %s: %w", name, err))
+	}
+	defer src.Close()
+	b, err := baseline.Load(name, src)
 	if err != nil {
 		return nil, failure(fmt.Errorf("baseline: %w", err))
 	}

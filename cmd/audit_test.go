@@ -255,3 +255,68 @@ func TestOutputIgnoresGOMAXPROCS(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineAtScale audits a ledger against the report on its first
+// part, with enough operations that marking runs in parallel batches
+// (go test -race checks that it may), at GOMAXPROCS 1, 2 and 8, with the
+// report plain and gzipped: the reports must agree, and must hold new,
+// unchanged and resolved operations.
+func TestBaselineAtScale(t *testing.T) {
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.ndjson")
+	streams, _, stderr := TestStreams("")
+	if code := Main(streams, "generate", "--ops", "4000", "--seed", "12", "-o", ledger); code != ExitOK {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	first := filepath.Join(dir, "first.ndjson")
+	if err := os.WriteFile(first, bytes.Join(lines[:len(lines)*2/3], nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "base.json")
+	streams, _, stderr = TestStreams("")
+	if code := Main(streams, "audit", "--fail-on", "none", "-f", "ndjson", "--write-baseline", base, first); code != ExitOK {
+		t.Fatalf("write baseline: exit %d: %s", code, stderr)
+	}
+	report, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(report)
+	zw.Close()
+	baseGz := filepath.Join(dir, "base.json.gz")
+	if err := os.WriteFile(baseGz, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	want := map[string]string{}
+	for _, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, b := range []string{base, baseGz} {
+			for _, format := range []string{"json", "table", "junit"} {
+				streams, stdout, stderr := TestStreams("")
+				code := Main(streams, "audit", "--baseline", b, "-f", format, ledger)
+				if code != ExitFailOn || stderr.Len() > 0 {
+					t.Fatalf("GOMAXPROCS=%d, %s, %s: exit %d: %s", procs, b, format, code, stderr)
+				}
+				if w, ok := want[format]; !ok {
+					want[format] = stdout.String()
+				} else if diff := cmp.Diff(w, stdout.String()); diff != "" {
+					t.Errorf("GOMAXPROCS=%d, %s, %s: report differs (-first +this):\n%s", procs, b, format, diff)
+				}
+			}
+		}
+	}
+	for _, status := range []string{`"baseline": "new"`, `"baseline": "unchanged"`, `"baseline": "resolved"`} {
+		if !strings.Contains(want["json"], status) {
+			t.Errorf("no operation marked %s", status)
+		}
+	}
+}

@@ -290,13 +290,10 @@ func (s *stamper) row(out *trimWriter, cells []string) error {
 	return emit(out, look)
 }
 
-// emit writes b to out, which keeps the first write error: tablewriter
-// ignores the errors of the writes it makes.
+// emit writes b to out.
 func emit(out *trimWriter, b []byte) error {
-	if _, err := out.Write(b); err != nil {
-		return err
-	}
-	return out.err
+	_, err := out.Write(b)
+	return err
 }
 
 func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
@@ -347,7 +344,7 @@ func findingsWidth(op *audit.Operation) int {
 }
 
 // layout is what the table needs to know before its first row: the width
-// of every column, so that chunks line up, and each NEXT ACTION text
+// of every column, so that all rows line up, and each NEXT ACTION text
 // sanitized and wrapped to its column.
 type layout struct {
 	widths  []int
@@ -513,8 +510,8 @@ func plural(n int, noun string) string {
 
 // trimWriter drops the spaces at the end of each line, which tablewriter
 // pads the last column with. Spaces are held back until the next byte shows
-// whether they end a line. It keeps the first write error, since tablewriter
-// does not look at what Write returns.
+// whether they end a line. It keeps the first write error: every later
+// write fails with it.
 type trimWriter struct {
 	w      io.Writer
 	spaces int   // spaces held back
