@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strconv"
@@ -26,12 +27,61 @@ const (
 
 // Baseline is what an earlier report said about each operation. A report
 // may list millions of operations, so each keeps its id and its names as
-// bits, and the report is read one operation at a time.
+// bits, and the report is read one operation at a time. Nothing here holds
+// a Go pointer per operation: the audit runs with little headroom for the
+// garbage collector (see gctune), which would otherwise scan millions of
+// strings at every cycle; at 10M records that took a third of the run.
 type Baseline struct {
 	gates []string         // audit.GateNames: what the bits of names stand for
-	index map[string]int32 // operation id → its position in ids
-	ids   []string         // in baseline order
-	names []nameSet        // of ids[i]: its label and finding codes
+	seed  maphash.Seed     // of index
+	index map[uint64]int32 // by the hash of an operation id: its position
+	clash map[string]int32 // ids whose hash an earlier id has; next to never
+	ids   []byte           // the operation ids, one after another
+	ends  []int64          // operation i's id ends at ends[i]
+	names []nameSet        // of operation i: its label and finding codes
+}
+
+// len returns the number of operations.
+func (b *Baseline) len() int { return len(b.ends) }
+
+// id returns operation i's id, sharing the baseline's bytes.
+func (b *Baseline) id(i int32) []byte {
+	start := int64(0)
+	if i > 0 {
+		start = b.ends[i-1]
+	}
+	return b.ids[start:b.ends[i]]
+}
+
+// find returns the position of the operation with this id.
+func (b *Baseline) find(id string) (int32, bool) {
+	if i, ok := b.index[maphash.String(b.seed, id)]; ok && string(b.id(i)) == id {
+		return i, true
+	}
+	i, ok := b.clash[id]
+	return i, ok
+}
+
+// add records an operation of the baseline; an id listed twice keeps its
+// first place and its last names, as a map would.
+func (b *Baseline) add(id string, set nameSet) {
+	if i, dup := b.find(id); dup {
+		b.names[i] = set
+		return
+	}
+	i := int32(b.len())
+	h := maphash.String(b.seed, id)
+	if _, taken := b.index[h]; taken {
+		if b.clash == nil {
+			b.clash = map[string]int32{}
+		}
+		b.clash[id] = i
+	} else {
+		b.index[h] = i
+	}
+	b.ids = append(b.ids, id...)
+	b.ends = append(b.ends, int64(len(b.ids)))
+	b.names = append(b.names, set)
 }
 
 // nameSet is a set of gate names (labels and finding codes) as bits, in the
@@ -56,7 +106,7 @@ func Load(name string, r io.Reader) (*Baseline, error) {
 	if p, _ := br.Peek(len(bom)); string(p) == bom {
 		_, _ = br.Discard(len(bom))
 	}
-	b := &Baseline{gates: audit.GateNames(), index: map[string]int32{}}
+	b := &Baseline{gates: audit.GateNames(), seed: maphash.MakeSeed(), index: map[uint64]int32{}}
 	rd := newReader(b, br)
 	version := rd.report()
 	if rd.in.err != nil {
@@ -288,18 +338,6 @@ func (r *reader) string(s *string, what string) bool {
 	return r.it.Error == nil
 }
 
-// add records an operation of the baseline; an id listed twice keeps its
-// first place and its last names, as a map would.
-func (b *Baseline) add(id string, set nameSet) {
-	if i, dup := b.index[id]; dup {
-		b.names[i] = set
-		return
-	}
-	b.index[id] = int32(len(b.ids))
-	b.ids = append(b.ids, id)
-	b.names = append(b.names, set)
-}
-
 // Comparison marks the operations of one report against a baseline. Use
 // Mark on every operation, then Resolved and Failed; Annotate marks them
 // again as the report is printed (Report.Annotate).
@@ -313,7 +351,7 @@ type Comparison struct {
 
 // Compare starts a comparison under the gate failOn (--fail-on).
 func (b *Baseline) Compare(failOn []string) *Comparison {
-	c := &Comparison{base: b, seen: make([]bool, len(b.ids)), resolved: make([]bool, len(b.ids))}
+	c := &Comparison{base: b, seen: make([]bool, b.len()), resolved: make([]bool, b.len())}
 	for _, n := range failOn {
 		c.failOn |= b.bit(n)
 	}
@@ -345,7 +383,7 @@ func (c *Comparison) status(op *audit.Operation) (i int32, listed, fails bool) {
 		now |= c.base.bit(f.Code)
 	}
 	now &= c.failOn
-	i, listed = c.base.index[op.OperationID]
+	i, listed = c.base.find(op.OperationID)
 	var before nameSet
 	if listed {
 		before = c.base.names[i] & c.failOn
@@ -370,9 +408,9 @@ func (c *Comparison) Failed() bool { return c.failed }
 // gone, in baseline order.
 func (c *Comparison) Resolved() []string {
 	var out []string
-	for i, id := range c.base.ids {
+	for i := range c.base.len() {
 		if c.base.names[i]&c.failOn != 0 && (!c.seen[i] || c.resolved[i]) {
-			out = append(out, id)
+			out = append(out, string(c.base.id(int32(i))))
 		}
 	}
 	return out

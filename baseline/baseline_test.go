@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -143,7 +144,7 @@ func TestLoadSkipsOtherMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"op-1", "op-2"}, b.ids); diff != "" {
+	if diff := cmp.Diff([]string{"op-1", "op-2"}, idList(b)); diff != "" {
 		t.Errorf("ids (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]nameSet{b.bit("healthy") | b.bit("missing-key"), 0}, b.names); diff != "" {
@@ -415,7 +416,7 @@ func FuzzLoad(f *testing.F) {
 		if !ok {
 			return
 		}
-		if diff := cmp.Diff(ids, b.ids, cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(ids, idList(b), cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("Load(%q) ids (-encoding/json +Load):\n%s", doc, diff)
 		}
 		for i, id := range ids {
@@ -437,8 +438,8 @@ func TestLoadAcceptsBOM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.ids) != 7 {
-		t.Errorf("%d operations; want 7", len(b.ids))
+	if b.len() != 7 {
+		t.Errorf("%d operations; want 7", b.len())
 	}
 }
 
@@ -467,5 +468,36 @@ func TestLoadReadError(t *testing.T) {
 	}
 	if want := "b.json: disk on fire"; err.Error() != want {
 		t.Errorf("error %q; want %q", err, want)
+	}
+}
+
+// idList returns the baseline's operation ids in order.
+func idList(b *Baseline) []string {
+	var ids []string
+	for i := range b.len() {
+		ids = append(ids, string(b.id(int32(i))))
+	}
+	return ids
+}
+
+// TestHashClash checks that two ids whose hashes collide are both found,
+// each with its own names.
+func TestHashClash(t *testing.T) {
+	b := &Baseline{gates: audit.GateNames(), seed: maphash.MakeSeed(), index: map[uint64]int32{}}
+	b.add("op-a", b.bit("healthy"))
+	b.index[maphash.String(b.seed, "op-b")] = 0 // op-a holds op-b's hash, as in a collision
+	b.add("op-b", b.bit("duplicate"))
+	if _, ok := b.clash["op-b"]; !ok {
+		t.Fatal("op-b is not among the clashes")
+	}
+	b.add("op-b", b.bit("uncertain")) // listed again: the last names hold
+	for id, want := range map[string]nameSet{"op-a": b.bit("healthy"), "op-b": b.bit("uncertain")} {
+		i, ok := b.find(id)
+		if !ok || b.names[i] != want || string(b.id(i)) != id {
+			t.Errorf("find(%q) = %d, %v (names %b, id %q); want names %b", id, i, ok, b.names[i], b.id(i), want)
+		}
+	}
+	if _, ok := b.find("op-c"); ok {
+		t.Error("found op-c, never added")
 	}
 }
