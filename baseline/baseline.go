@@ -248,81 +248,78 @@ func (r *reader) report() (version int) {
 
 // operations reads the operations array.
 func (r *reader) operations() bool {
-	switch r.it.WhatIsNext() {
-	case jsoniter.NilValue:
-		r.it.ReadNil()
-		return true
-	case jsoniter.ArrayValue:
-	default:
-		return r.fail("operations is not a list")
-	}
-	return r.it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
+	notList := func() bool { return r.fail("operations is not a list") }
+	return r.list(notList, func() bool {
 		r.op++
 		var id, label string
 		var findings nameSet
-		switch it.WhatIsNext() {
-		case jsoniter.NilValue:
-			it.ReadNil()
-		case jsoniter.ObjectValue:
-			ok := it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
-				switch key {
-				case "operationId":
-					return r.string(&id, "operationId")
-				case "label":
-					return r.string(&label, "label")
-				case "findings":
-					findings = 0
-					return r.findings(&findings)
-				}
-				it.Skip()
-				return it.Error == nil
-			})
-			if !ok {
-				return false
+		notObject := func() bool { return r.fail("operation %d is missing or not an object", r.op) }
+		ok := r.object(notObject, func(key string) bool {
+			switch key {
+			case "operationId":
+				return r.string(&id, "operationId")
+			case "label":
+				return r.string(&label, "label")
+			case "findings":
+				findings = 0
+				return r.findings(&findings)
 			}
-		default:
-			return r.fail("operation %d is missing or not an object", r.op)
+			r.it.Skip()
+			return r.it.Error == nil
+		})
+		if !ok {
+			return false
 		}
 		if id == "" {
 			return r.fail("operation %d has no operationId", r.op)
 		}
 		r.b.add(id, r.b.bit(label)|findings)
-		return it.Error == nil
+		return true
 	})
 }
 
 // findings adds the codes of an operation's findings to set.
 func (r *reader) findings(set *nameSet) bool {
+	notList := func() bool { return r.fail("operation %d: findings is not a list", r.op) }
+	notObject := func() bool { return r.fail("operation %d: a finding is missing or not an object", r.op) }
+	return r.list(notList, func() bool {
+		var code string
+		ok := r.object(notObject, func(key string) bool {
+			if key == "code" {
+				return r.string(&code, "a finding's code")
+			}
+			r.it.Skip()
+			return r.it.Error == nil
+		})
+		*set |= r.b.bit(code)
+		return ok
+	})
+}
+
+// list reads a list, calling elem for each element, or null; notList
+// fails any other value.
+func (r *reader) list(notList func() bool, elem func() bool) bool {
 	switch r.it.WhatIsNext() {
 	case jsoniter.NilValue:
 		r.it.ReadNil()
 		return true
 	case jsoniter.ArrayValue:
-	default:
-		return r.fail("operation %d: findings is not a list", r.op)
+		return r.it.ReadArrayCB(func(*jsoniter.Iterator) bool { return elem() && r.it.Error == nil })
 	}
-	return r.it.ReadArrayCB(func(it *jsoniter.Iterator) bool {
-		var code string
-		switch it.WhatIsNext() {
-		case jsoniter.NilValue:
-			it.ReadNil()
-		case jsoniter.ObjectValue:
-			ok := it.ReadObjectCB(func(it *jsoniter.Iterator, key string) bool {
-				if key == "code" {
-					return r.string(&code, "a finding's code")
-				}
-				it.Skip()
-				return it.Error == nil
-			})
-			if !ok {
-				return false
-			}
-		default:
-			return r.fail("operation %d: a finding is missing or not an object", r.op)
-		}
-		*set |= r.b.bit(code)
-		return it.Error == nil
-	})
+	return notList()
+}
+
+// object reads an object, calling member for each member, or null;
+// notObject fails any other value.
+func (r *reader) object(notObject func() bool, member func(key string) bool) bool {
+	switch r.it.WhatIsNext() {
+	case jsoniter.NilValue:
+		r.it.ReadNil()
+		return true
+	case jsoniter.ObjectValue:
+		return r.it.ReadObjectCB(func(_ *jsoniter.Iterator, key string) bool { return member(key) })
+	}
+	return notObject()
 }
 
 // string reads a string member into s; null leaves s as it was.
