@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,8 +55,11 @@ func (b *Baseline) id(i int32) []byte {
 }
 
 // find returns the position of the operation with this id.
-func (b *Baseline) find(id string) (int32, bool) {
-	if i, ok := b.index[maphash.String(b.seed, id)]; ok && string(b.id(i)) == id {
+func (b *Baseline) find(id string) (int32, bool) { return b.findHashed(id, maphash.String(b.seed, id)) }
+
+// findHashed is find, given the id's hash.
+func (b *Baseline) findHashed(id string, h uint64) (int32, bool) {
+	if i, ok := b.index[h]; ok && string(b.id(i)) == id {
 		return i, true
 	}
 	i, ok := b.clash[id]
@@ -65,12 +69,12 @@ func (b *Baseline) find(id string) (int32, bool) {
 // add records an operation of the baseline; an id listed twice keeps its
 // first place and its last names, as a map would.
 func (b *Baseline) add(id string, set nameSet) {
-	if i, dup := b.find(id); dup {
+	h := maphash.String(b.seed, id)
+	if i, dup := b.findHashed(id, h); dup {
 		b.names[i] = set
 		return
 	}
 	i := int32(b.len())
-	h := maphash.String(b.seed, id)
 	if _, taken := b.index[h]; taken {
 		if b.clash == nil {
 			b.clash = map[string]int32{}
@@ -99,18 +103,23 @@ func (b *Baseline) bit(name string) nameSet {
 }
 
 // Load reads a JSON report written by an earlier run (--format json or
-// --write-baseline); name is used in errors. A leading byte order mark is
-// skipped.
+// --write-baseline) to its end; name is used in errors. A leading byte
+// order mark is skipped, and only white space may follow the report.
 func Load(name string, r io.Reader) (*Baseline, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	if p, _ := br.Peek(len(bom)); string(p) == bom {
+	p, err := br.Peek(len(bom))
+	if err != nil && err != io.EOF {
+		return nil, readError(name, err)
+	}
+	if string(p) == bom {
 		_, _ = br.Discard(len(bom))
 	}
 	b := &Baseline{gates: audit.GateNames(), seed: maphash.MakeSeed(), index: map[uint64]int32{}}
 	rd := newReader(b, br)
 	version := rd.report()
+	rd.end()
 	if rd.in.err != nil {
-		return nil, fmt.Errorf("%s: %w", name, rd.in.err)
+		return nil, readError(name, rd.in.err)
 	}
 	if err := rd.error(); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", name, err)
@@ -124,15 +133,25 @@ func Load(name string, r io.Reader) (*Baseline, error) {
 
 const bom = "\xef\xbb\xbf"
 
+// readError is a failure to read name; an error of the file system names
+// the file already.
+func readError(name string, err error) error {
+	if errors.As(err, new(*fs.PathError)) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // reader reads a report into a Baseline one operation at a time. A report
 // can be gigabytes: json-iterator's streaming iterator reads one five times
 // as fast as encoding/json's Decoder, in a buffer of its own size. Members
-// are read as encoding/json reads them into structs, but that names match
-// exactly: null leaves a string as it was and empties a list, and of a
-// member given twice in an operation the last holds. Members the baseline
-// does not need are skipped, which json-iterator does less strictly than
-// encoding/json about numbers (it takes 01 and not 1e400): no report of
-// effectaudit has either.
+// are read as encoding/json reads them into structs, except that their
+// names must match exactly: null leaves a string as it was and empties a
+// list, and of a member given twice in an operation the last holds. The
+// members the baseline does not need are skipped, and json-iterator skips
+// some things encoding/json refuses (numbers such as 01, a null where a
+// member name belongs but first) and refuses some numbers it takes (such
+// as 0.5e39 and 1e400): no report of effectaudit has any of these.
 type reader struct {
 	b   *Baseline
 	it  *jsoniter.Iterator
@@ -155,12 +174,14 @@ func newReader(b *Baseline, r io.Reader) *reader {
 type source struct {
 	r     io.Reader
 	it    *jsoniter.Iterator
+	n     int64 // bytes read
 	ended bool
 	err   error
 }
 
 func (s *source) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
+	s.n += int64(n)
 	switch {
 	case n == 0 && err == io.EOF:
 		s.ended = s.ended || s.it.Error == nil
@@ -186,10 +207,28 @@ func (r *reader) error() error {
 		return r.err
 	case r.it.Error == nil:
 		return nil
+	case r.in.ended && r.in.n == 0:
+		return errors.New("the file is empty")
 	case r.in.ended:
 		return io.ErrUnexpectedEOF
 	}
 	return syntaxError(r.it.Error)
+}
+
+// end reads on to the end of the input, where nothing but white space may
+// follow the report. Reading to the end also has a compressed input check
+// its checksum, which a decompressor does only there.
+func (r *reader) end() {
+	if r.err != nil || r.it.Error != nil {
+		return
+	}
+	if r.it.WhatIsNext() != jsoniter.InvalidValue || r.it.Error == nil {
+		r.fail("something follows the report")
+		return
+	}
+	if r.it.Error == io.EOF {
+		r.it.Error = nil // the end the report should have
+	}
 }
 
 // syntaxError rewords an error of json-iterator's, whose message names the
@@ -202,7 +241,8 @@ func syntaxError(err error) error {
 	if _, after, ok := strings.Cut(what, ": "); ok {
 		what = after
 	}
-	what = strings.Trim(strconv.QuoteToGraphic(what), `"`)
+	q := strconv.QuoteToGraphic(what)
+	what = q[1 : len(q)-1]
 	if !found {
 		return errors.New(what)
 	}

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -164,7 +166,10 @@ func loadBaseline(name string) (*baseline.Baseline, error) {
 	defer f.Close()
 	src, err := input.FromReader(name, f, -1)
 	if err != nil {
-		return nil, failure(fmt.Errorf("baseline: %s: %w", name, err))
+		if !errors.As(err, new(*fs.PathError)) { // which names the file already
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+		return nil, failure(fmt.Errorf("baseline: %w", err))
 	}
 	defer src.Close()
 	b, err := baseline.Load(name, src)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -288,8 +289,12 @@ func TestBaselineAtScale(t *testing.T) {
 	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write(report)
-	zw.Close()
+	if _, err := zw.Write(report); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	baseGz := filepath.Join(dir, "base.json.gz")
 	if err := os.WriteFile(baseGz, gz.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -298,19 +303,21 @@ func TestBaselineAtScale(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	want := map[string]string{}
 	for _, procs := range []int{1, 2, 8} {
-		runtime.GOMAXPROCS(procs)
 		for _, b := range []string{base, baseGz} {
 			for _, format := range []string{"json", "table", "junit"} {
-				streams, stdout, stderr := TestStreams("")
-				code := Main(streams, "audit", "--baseline", b, "-f", format, ledger)
-				if code != ExitFailOn || stderr.Len() > 0 {
-					t.Fatalf("GOMAXPROCS=%d, %s, %s: exit %d: %s", procs, b, format, code, stderr)
-				}
-				if w, ok := want[format]; !ok {
-					want[format] = stdout.String()
-				} else if diff := cmp.Diff(w, stdout.String()); diff != "" {
-					t.Errorf("GOMAXPROCS=%d, %s, %s: report differs (-first +this):\n%s", procs, b, format, diff)
-				}
+				t.Run(fmt.Sprintf("GOMAXPROCS=%d/%s/%s", procs, filepath.Base(b), format), func(t *testing.T) {
+					runtime.GOMAXPROCS(procs)
+					streams, stdout, stderr := TestStreams("")
+					code := Main(streams, "audit", "--baseline", b, "-f", format, ledger)
+					if code != ExitFailOn || stderr.Len() > 0 {
+						t.Fatalf("exit %d: %s", code, stderr)
+					}
+					if w, ok := want[format]; !ok {
+						want[format] = stdout.String()
+					} else if diff := cmp.Diff(w, stdout.String()); diff != "" {
+						t.Errorf("report differs from the first (-first +this):\n%s", diff)
+					}
+				})
 			}
 		}
 	}
