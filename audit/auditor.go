@@ -57,9 +57,9 @@ type Auditor struct {
 
 	lines, blankLines, records int
 	invalidLines               int
-	effectCount                int // distinct effectRefs of each operation, summed
-	invalid                    []Invalid
-	keepInvalid                int // 0 keeps every invalid line
+	effectCount                int             // distinct effectRefs of each operation, summed
+	invalid                    chunks[Invalid] // not a slice: appending to a long one stalls the collector
+	keepInvalid                int             // see KeepInvalid
 }
 
 type resultInfo struct {
@@ -686,13 +686,15 @@ func (a *Auditor) attempts(op *operation) int {
 // unless KeepInvalid's limit is reached.
 func (a *Auditor) AddInvalid(inv Invalid) {
 	a.invalidLines++
-	if a.keepInvalid == 0 || len(a.invalid) < a.keepInvalid {
-		a.invalid = append(a.invalid, inv)
+	if a.keepInvalid == 0 || a.invalid.len() < a.keepInvalid { // never when keepInvalid < 0
+		*a.invalid.at(a.invalid.add()) = inv
 	}
 }
 
-// KeepInvalid limits how many invalid lines are kept (n > 0); all are still
-// counted. A strict run that only shows the first few needs no more.
+// KeepInvalid limits how many invalid lines are kept: the first n if n > 0,
+// none if n < 0, all if n is 0 (as before any call); all are still counted.
+// A strict run that only shows the first few needs no more, and a report
+// that does not list them none.
 func (a *Auditor) KeepInvalid(n int) { a.keepInvalid = n }
 
 // AddLines accounts for lines read: all of them, how many were blank and

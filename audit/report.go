@@ -519,13 +519,21 @@ func Merge(parts ...*Auditor) *Report {
 	for _, l := range Labels {
 		rep.Summary.Labels[l] = 0
 	}
+	kept := 0
+	for _, p := range parts {
+		kept += p.invalid.len()
+	}
+	rep.Invalid = make([]Invalid, 0, kept)
 	for _, p := range parts {
 		rep.Summary.Lines += p.lines
 		rep.Summary.BlankLines += p.blankLines
 		rep.Summary.Records += p.records
 		rep.Summary.InvalidLines += p.invalidLines
 		rep.Summary.Operations += p.ops.len()
-		rep.Invalid = append(rep.Invalid, p.invalid...)
+		for i := range p.invalid.len() {
+			rep.Invalid = append(rep.Invalid, *p.invalid.at(i))
+		}
+		p.invalid = chunks[Invalid]{} // the report holds them now
 	}
 	slices.SortStableFunc(rep.Invalid, func(a, b Invalid) int { return comparePos(a.Pos, b.Pos) })
 	// The key pairs' totals are the last use of the pair indexes, and the

@@ -116,6 +116,8 @@ func auditRun(opts *AuditOptions) error {
 		}
 	}
 	defer tuneGC(s)()
+	// Only the JSON report lists the invalid lines.
+	opts.Ledger.listInvalid = opts.Format == "json" || opts.WriteBaseline != ""
 	rep, names, err := readLedgers(s, &opts.Ledger, nil)
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ type LedgerOptions struct {
 
 	maxLine     sizeFlag
 	inputFormat *enumFlag
+	listInvalid bool // with SkipInvalid: the output lists every invalid line, so keep them
 }
 
 func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
@@ -92,8 +93,11 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		opts.Fields = fields
 		opts.OTLP.Apply(fields)
 	}
-	if !o.SkipInvalid {
+	switch {
+	case !o.SkipInvalid:
 		opts.KeepInvalid = maxShownInvalid
+	case !o.listInvalid:
+		opts.KeepInvalid = -1 // counted, never listed
 	}
 	if o.Rejects != "" {
 		w, done, err := create(o.Rejects, nil)

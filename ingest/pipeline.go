@@ -31,7 +31,7 @@ type Options struct {
 	ChunkSize int // bytes per chunk of lines; 0 means 256 KiB
 
 	// KeepInvalid limits how many invalid lines are kept for the report (all
-	// are counted); 0 keeps all.
+	// are counted): the first n if n > 0, none if n < 0, all if n is 0.
 	KeepInvalid int
 
 	// Fields maps other NDJSON shapes onto ledger fields (nil: none); OTLP
