@@ -403,12 +403,12 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 			return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
 		}
 	}
+	// Mapped or not, the record's strings alias the line or the decoder's
+	// scratch space, which last as long as the chunk: the map's scratch
+	// space holds only member names and the list of members.
 	rec, err := w.dec.Decode(members, pos)
 	if err != nil {
 		return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
-	}
-	if w.fields != nil {
-		rec = rec.Clone() // mapped members may alias the map's scratch space
 	}
 	w.route(d, rec)
 	d.records++
