@@ -105,13 +105,10 @@ func explainRun(opts *ExplainOptions) error {
 		return err
 	}
 	var op *audit.Operation
-	var ids []string
 	err = rep.Operations(func(o *audit.Operation) error {
 		if o.OperationID == opts.OperationID {
 			found := o.Clone() // o is reused once this returns
 			op = &found
-		} else {
-			ids = closest(ids, o.OperationID, opts.OperationID)
 		}
 		return nil
 	})
@@ -119,6 +116,16 @@ func explainRun(opts *ExplainOptions) error {
 		return failure(err)
 	}
 	if op == nil {
+		// Only now the ids are measured against the one asked for: an
+		// edit distance for each of millions of ids takes a while.
+		var ids []string
+		err := rep.Briefs(func(o *audit.Operation) error {
+			ids = closest(ids, o.OperationID, opts.OperationID)
+			return nil
+		})
+		if err != nil {
+			return failure(err)
+		}
 		msg := fmt.Sprintf("operation %q not found", opts.OperationID)
 		if len(ids) > 0 {
 			msg += "; closest ids: " + strings.Join(ids, ", ")
