@@ -19,10 +19,10 @@ import (
 )
 
 // The OTLP/JSON shapes the converter reads; every other field is ignored.
-// They, and the string values read from them, are decoded with
-// json-iterator's encoding/json-compatible configuration, about twice as
-// fast as encoding/json on an export; a line that fails is decoded again
-// with encoding/json itself, for errors worded as jsonError words them. The lines have passed the strict NDJSON parser already, and
+// They are decoded with json-iterator's encoding/json-compatible
+// configuration, about twice as fast as encoding/json on an export, and
+// with encoding/json itself when that fails, for errors worded as jsonError
+// words them. The lines have passed the strict NDJSON parser already, and
 // FuzzDecodersAgree holds the two decoders to the same records and errors
 // on such lines. (As with encoding/json, keys match case-insensitively.)
 type (
@@ -201,14 +201,6 @@ func (e *SpanError) Error() string {
 
 func (e *SpanError) Unwrap() error { return e.Err }
 
-// decode decodes JSON into v with the converter's decoder.
-func (c *Converter) decode(data []byte, v any) error {
-	if c.unmarshal != nil {
-		return c.unmarshal(data, v)
-	}
-	return jsoniter.ConfigCompatibleWithStandardLibrary.Unmarshal(data, v)
-}
-
 // Convert turns one line, a TracesData or ExportTraceServiceRequest object,
 // into records: one per span that carries the Type attribute, in the order
 // of the line, each validated by audit.Decoder.Decode and positioned at pos.
@@ -228,8 +220,12 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	if !utf8.Valid(line) {
 		return errors.New("OTLP/JSON: invalid UTF-8")
 	}
+	unmarshal := c.unmarshal
+	if unmarshal == nil {
+		unmarshal = jsoniter.ConfigCompatibleWithStandardLibrary.Unmarshal
+	}
 	var req request
-	if err := c.decode(line, &req); err != nil {
+	if err := unmarshal(line, &req); err != nil {
 		req = request{} // encoding/json says what is wrong in OTLP's terms
 		if err := json.Unmarshal(line, &req); err != nil {
 			return jsonError(err)
@@ -319,7 +315,7 @@ func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos
 		case field == "attemptId" && recType == "attempt" && spanID != "":
 			c.addString(pending{field: field, from: "spanId"}, spanID)
 		case field == "observedAt":
-			t, ok, err := c.unixNano(sp.EndTimeUnixNano)
+			t, ok, err := unixNano(sp.EndTimeUnixNano)
 			if err != nil {
 				return audit.Record{}, false, &SpanError{Source: "endTimeUnixNano", Err: &audit.FieldError{Field: field, Msg: err.Error()}}
 			}
@@ -329,7 +325,7 @@ func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos
 				c.pending = append(c.pending, pending{field: field, from: "endTimeUnixNano", start: start, end: len(c.buf), kind: ndjson.String})
 			}
 		case field == "result" && recType == "attempt":
-			result, err := c.statusResult(sp, &lists)
+			result, err := statusResult(sp, &lists)
 			if err != nil {
 				return audit.Record{}, false, &SpanError{Source: "status", Err: &audit.FieldError{Field: field, Msg: err.Error()}}
 			}
@@ -420,13 +416,13 @@ func (c *Converter) add(field, attr string, v *anyValue) (string, bool, error) {
 	switch kind {
 	case "stringValue":
 		var s string
-		if err := c.decode(v.StringValue, &s); err != nil {
+		if err := json.Unmarshal(v.StringValue, &s); err != nil {
 			return "", false, fmt.Errorf("stringValue %s is not a string", clip(v.StringValue))
 		}
 		c.addString(pending{field: field, attr: attr}, s)
 		return s, true, nil
 	case "intValue":
-		n, err := c.parseInt(v.IntValue)
+		n, err := parseInt(v.IntValue)
 		if err != nil {
 			return "", false, err
 		}
@@ -514,10 +510,10 @@ func appendQuoted(dst []byte, s string) ([]byte, bool) {
 
 // parseInt reads an intValue, given as a JSON string or number: a 64-bit
 // integer in decimal.
-func (c *Converter) parseInt(raw json.RawMessage) (int64, error) {
+func parseInt(raw json.RawMessage) (int64, error) {
 	text := string(raw)
 	if raw[0] == '"' {
-		if err := c.decode(raw, &text); err != nil {
+		if err := json.Unmarshal(raw, &text); err != nil {
 			return 0, fmt.Errorf("intValue %s is not a string or number", clip(raw))
 		}
 	}
@@ -530,13 +526,13 @@ func (c *Converter) parseInt(raw json.RawMessage) (int64, error) {
 
 // unixNano reads a time in nanoseconds since the epoch (a fixed64, as a
 // JSON string or number). Absent, null and 0 mean no time.
-func (c *Converter) unixNano(raw json.RawMessage) (time.Time, bool, error) {
+func unixNano(raw json.RawMessage) (time.Time, bool, error) {
 	if !set(raw) {
 		return time.Time{}, false, nil
 	}
 	text := string(raw)
 	if raw[0] == '"' {
-		if err := c.decode(raw, &text); err != nil {
+		if err := json.Unmarshal(raw, &text); err != nil {
 			return time.Time{}, false, fmt.Errorf("%s is not a string or number", clip(raw))
 		}
 	}
@@ -577,7 +573,7 @@ func statusCode(raw json.RawMessage) (int, error) {
 }
 
 // statusResult derives an attempt's result from the span status.
-func (c *Converter) statusResult(sp *span, lists *[3][]keyValue) (string, error) {
+func statusResult(sp *span, lists *[3][]keyValue) (string, error) {
 	code, err := statusCode(sp.Status.Code)
 	if err != nil {
 		return "", err
@@ -593,7 +589,7 @@ func (c *Converter) statusResult(sp *span, lists *[3][]keyValue) (string, error)
 		// duplicated key just does not say "timeout".
 		if v, err := lookup(lists, "error.type"); err == nil && v != nil && set(v.StringValue) {
 			var s string
-			if c.decode(v.StringValue, &s) == nil && timeoutLike(s) {
+			if json.Unmarshal(v.StringValue, &s) == nil && timeoutLike(s) {
 				return "timeout", nil
 			}
 		}

@@ -39,8 +39,7 @@ func (g *exportGen) key(name string) string {
 
 func (g *exportGen) str() string {
 	return g.pick(`"op-1"`, `"attempt"`, `"effect"`, `"timeout"`, `"x\"y"`, `"\u00e9\ud83d\ude00"`, `""`, `"a\nb"`,
-		`"\u0000"`, `" 17"`, `"17"`, `"-3"`, `"1e3"`, `"99999999999999999999"`, `"2026-11-29T09:00:00Z"`, `"deadline exceeded"`,
-		`"\ud800"`, `"\udc00x"`, `"a\ud83d"`, `"\ud83d\u0041"`, `"\/\b\f\r\t"`, `"é\u00e9"`)
+		`"\u0000"`, `" 17"`, `"17"`, `"-3"`, `"1e3"`, `"99999999999999999999"`, `"2026-11-29T09:00:00Z"`, `"deadline exceeded"`)
 }
 
 func (g *exportGen) scalar() string {
