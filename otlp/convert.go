@@ -12,19 +12,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	jsoniter "github.com/json-iterator/go"
-
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/ndjson"
 )
 
 // The OTLP/JSON shapes the converter reads; every other field is ignored.
-// They are decoded with json-iterator's encoding/json-compatible
-// configuration, about twice as fast as encoding/json on an export, and
-// with encoding/json itself when that fails, for errors worded as jsonError
-// words them. The lines have passed the strict NDJSON parser already, and
-// FuzzDecodersAgree holds the two decoders to the same records and errors
-// on such lines. (As with encoding/json, keys match case-insensitively.)
+// encoding/json is enough here: OTLP input is not the hot path, and the
+// lines it sees have passed the strict NDJSON parser already. (Like any
+// encoding/json decoding, keys match case-insensitively.)
 type (
 	request struct {
 		ResourceSpans []resourceSpans `json:"resourceSpans"`
@@ -152,10 +147,6 @@ type Converter struct {
 	// those skipped for want of the Type attribute.
 	Spans, Skipped int
 
-	// unmarshal decodes an export line; nil is json-iterator's
-	// encoding/json-compatible decoder. Tests set encoding/json's.
-	unmarshal func(data []byte, v any) error
-
 	dec     audit.Decoder
 	recs    []audit.Record
 	buf     []byte
@@ -220,16 +211,9 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	if !utf8.Valid(line) {
 		return errors.New("OTLP/JSON: invalid UTF-8")
 	}
-	unmarshal := c.unmarshal
-	if unmarshal == nil {
-		unmarshal = jsoniter.ConfigCompatibleWithStandardLibrary.Unmarshal
-	}
 	var req request
-	if err := unmarshal(line, &req); err != nil {
-		req = request{} // encoding/json says what is wrong in OTLP's terms
-		if err := json.Unmarshal(line, &req); err != nil {
-			return jsonError(err)
-		}
+	if err := json.Unmarshal(line, &req); err != nil {
+		return jsonError(err)
 	}
 	rss := req.ResourceSpans
 	if rss == nil {

@@ -2,12 +2,9 @@ package otlp
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/ndjson"
@@ -52,53 +49,6 @@ func FuzzConvert(f *testing.F) {
 			if r.Type != audit.Attempt && r.Type != audit.Effect || r.OperationID == "" {
 				t.Fatalf("invalid record %+v", r)
 			}
-		}
-	})
-}
-
-// FuzzDecodersAgree converts lines the strict NDJSON parser accepts with the
-// converter's decoder and with encoding/json: the records, the counters and
-// any error must be the same.
-func FuzzDecodersAgree(f *testing.F) {
-	f.Add([]byte(export("", "", spanJSON(`{"code":2,"message":"timeout"}`, isAttempt, op1))))
-	f.Add([]byte(export(str("effect.scope", "r"), str("effect.scope", "s"), spanJSON(`{}`, isEffect, op1, str("effect.ref", "x")), spanJSON(`{}`))))
-	f.Add([]byte(`{"ResourceSpans":[{"SCOPESPANS":[{"spans":[{"spanId":null,"endTimeUnixNano":" 17","attributes":[{"key":"effect.record","value":{"intValue":"1","stringValue":null}}]}]}]}]}`))
-	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[{"key":"effect.record","value":{"stringValue":"attempt"}},{"key":"effect.operation_id","value":{"stringValue":"op\u00e9\ud83d\ude00"}}],"status":{"code":"2","message":7}}]}]}]}`))
-	f.Add([]byte(`{"resourceSpans":null}`))
-	f.Add([]byte(`{"resourceSpans":[null,{"scopeSpans":[null]}],"resourceSpans2":1}`))
-	if data, err := os.ReadFile(filepath.Join("testdata", "four-operations.otlp.jsonl")); err == nil {
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			if len(line) > 0 {
-				f.Add(line)
-			}
-		}
-	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		var p ndjson.Parser
-		if _, err := p.Parse(line); err != nil {
-			return // the pipeline never hands such a line to a converter
-		}
-		convert := func(c *Converter) ([]audit.Record, string) {
-			var recs []audit.Record
-			err := c.Convert(line, audit.Position{Line: 1}, func(r *audit.Record) { recs = append(recs, r.Clone()) })
-			msg := ""
-			if err != nil {
-				msg = err.Error()
-			}
-			return recs, msg
-		}
-		fast := &Converter{Mapping: DefaultMapping()}
-		std := &Converter{Mapping: DefaultMapping(), unmarshal: json.Unmarshal}
-		gotRecs, gotErr := convert(fast)
-		wantRecs, wantErr := convert(std)
-		if gotErr != wantErr {
-			t.Fatalf("Convert(%q): error %q; encoding/json: %q", line, gotErr, wantErr)
-		}
-		if diff := cmp.Diff(wantRecs, gotRecs); diff != "" {
-			t.Fatalf("Convert(%q): records (-encoding/json +converter):\n%s", line, diff)
-		}
-		if fast.Spans != std.Spans || fast.Skipped != std.Skipped {
-			t.Fatalf("Convert(%q): %d spans, %d skipped; encoding/json: %d, %d", line, fast.Spans, fast.Skipped, std.Spans, std.Skipped)
 		}
 	})
 }
