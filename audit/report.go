@@ -513,7 +513,6 @@ func Merge(parts ...*Auditor) *Report {
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
 		Summary:       Summary{Labels: make(map[Label]int, len(Labels)), Findings: newFindingCounts()},
-		Invalid:       []Invalid{},
 		view:          v,
 	}
 	for _, l := range Labels {
