@@ -151,7 +151,10 @@ func readError(name string, err error) error {
 // members the baseline does not need are skipped, and json-iterator skips
 // some things encoding/json refuses (numbers such as 01, a null where a
 // member name belongs but first) and refuses some numbers it takes (such
-// as 0.5e39 and 1e400): no report of effectaudit has any of these.
+// as 0.5e39 and 1e400). A lone surrogate escape, which encoding/json reads
+// as U+FFFD, json-iterator reads otherwise when another escape follows it.
+// No report of effectaudit has any of these: it writes ids as UTF-8, a
+// lone surrogate already replaced.
 type reader struct {
 	b   *Baseline
 	it  *jsoniter.Iterator

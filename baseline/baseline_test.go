@@ -299,9 +299,10 @@ func modelLoad(doc []byte) (ids []string, sets map[string][]string, ok, checked 
 		return nil, nil, false, true
 	}
 	if repeatsName(doc) || !utf8.Valid(doc) || bytes.Contains(bytes.ToLower(doc), []byte(`\ud`)) {
-		// Maps hide the first of two members, and encoding/json reads
-		// invalid UTF-8 and lone surrogates as U+FFFD where Load keeps
-		// them: no report of effectaudit holds either.
+		// Maps hide the first of two members; encoding/json reads invalid
+		// UTF-8 as U+FFFD where Load keeps it; and json-iterator decodes
+		// a lone surrogate escape otherwise (see reader). No report of
+		// effectaudit holds any of these.
 		return nil, nil, false, false
 	}
 	if v, ok := report["schemaVersion"].(json.Number); !ok || v.String() != "1" {
