@@ -17,9 +17,9 @@ import (
 )
 
 // The OTLP/JSON shapes the converter reads; every other field is ignored.
-// encoding/json is enough here: OTLP input is not the hot path, and the
-// lines it sees have passed the strict NDJSON parser already. (Like any
-// encoding/json decoding, keys match case-insensitively.)
+// Lines are decoded into them as encoding/json decodes them (keys match
+// case-insensitively, for one), by plainDecoder when the line is plain and
+// by json.Unmarshal otherwise: see plain.go.
 type (
 	request struct {
 		ResourceSpans []resourceSpans `json:"resourceSpans"`
@@ -147,6 +147,8 @@ type Converter struct {
 	// those skipped for want of the Type attribute.
 	Spans, Skipped int
 
+	plain   plainDecoder
+	stdOnly bool // for tests: decode every line with json.Unmarshal
 	dec     audit.Decoder
 	recs    []audit.Record
 	buf     []byte
@@ -212,8 +214,11 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 		return errors.New("OTLP/JSON: invalid UTF-8")
 	}
 	var req request
-	if err := json.Unmarshal(line, &req); err != nil {
-		return jsonError(err)
+	if c.stdOnly || !c.plain.decode(line, &req) {
+		req = request{}
+		if err := json.Unmarshal(line, &req); err != nil {
+			return jsonError(err)
+		}
 	}
 	rss := req.ResourceSpans
 	if rss == nil {
@@ -239,7 +244,7 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 				rec, ok, err := c.convertSpan(rs, ss, &ss.Spans[pi], pos)
 				if err != nil {
 					err.Resource, err.Scope, err.Span = ri, si, pi
-					err.SpanID = ss.Spans[pi].SpanID
+					err.SpanID = strings.Clone(ss.Spans[pi].SpanID) // it may alias the line
 					return err
 				}
 				if !ok {
@@ -399,8 +404,8 @@ func (c *Converter) add(field, attr string, v *anyValue) (string, bool, error) {
 	kind, _ := v.variant()
 	switch kind {
 	case "stringValue":
-		var s string
-		if err := json.Unmarshal(v.StringValue, &s); err != nil {
+		s, ok := unquote(v.StringValue)
+		if !ok {
 			return "", false, fmt.Errorf("stringValue %s is not a string", clip(v.StringValue))
 		}
 		c.addString(pending{field: field, attr: attr}, s)
@@ -492,12 +497,23 @@ func appendQuoted(dst []byte, s string) ([]byte, bool) {
 	return append(dst, '"'), escaped
 }
 
+// unquote decodes raw, a JSON value, as a string, as json.Unmarshal would,
+// and reports whether it is one. A string literal without escapes, in a
+// line that is valid UTF-8, holds just the bytes between its quotes.
+func unquote(raw json.RawMessage) (string, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
+
 // parseInt reads an intValue, given as a JSON string or number: a 64-bit
 // integer in decimal.
 func parseInt(raw json.RawMessage) (int64, error) {
-	text := string(raw)
+	text, ok := string(raw), true
 	if raw[0] == '"' {
-		if err := json.Unmarshal(raw, &text); err != nil {
+		if text, ok = unquote(raw); !ok {
 			return 0, fmt.Errorf("intValue %s is not a string or number", clip(raw))
 		}
 	}
@@ -514,9 +530,9 @@ func unixNano(raw json.RawMessage) (time.Time, bool, error) {
 	if !set(raw) {
 		return time.Time{}, false, nil
 	}
-	text := string(raw)
+	text, ok := string(raw), true
 	if raw[0] == '"' {
-		if err := json.Unmarshal(raw, &text); err != nil {
+		if text, ok = unquote(raw); !ok {
 			return time.Time{}, false, fmt.Errorf("%s is not a string or number", clip(raw))
 		}
 	}
@@ -572,8 +588,7 @@ func statusResult(sp *span, lists *[3][]keyValue) (string, error) {
 		// error.type is advisory here: a value of another type or a
 		// duplicated key just does not say "timeout".
 		if v, err := lookup(lists, "error.type"); err == nil && v != nil && set(v.StringValue) {
-			var s string
-			if json.Unmarshal(v.StringValue, &s) == nil && timeoutLike(s) {
+			if s, ok := unquote(v.StringValue); ok && timeoutLike(s) {
 				return "timeout", nil
 			}
 		}
