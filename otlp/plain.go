@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"unsafe"
+
+	"github.com/effectaudit/effectaudit/ndjson"
 )
 
 // Most export lines are plain: members named exactly as OTLP spells them,
@@ -11,21 +13,23 @@ import (
 // decodes those without reflection, and gives up on anything else, which
 // json.Unmarshal then decodes: a member named in another case, one given
 // twice, a name with an escape or not in ASCII, a null, a value of another
-// type, too deep a nesting, anything not valid JSON.
-// So on the lines it takes it yields what json.Unmarshal yields, which
-// TestPlainAgrees and FuzzPlainAgrees check. BenchmarkConvert: 62 MB/s
-// with json.Unmarshal alone, 293 MB/s with plainDecoder first.
+// type, too deep a nesting, anything not valid JSON. So on the lines it
+// takes it yields what json.Unmarshal yields, which TestPlainAgrees and
+// FuzzPlainAgrees check.
 //
 // The strings it decodes and the raw values it keeps alias the line, which
 // must not change while they are in use; Convert copies what outlives it.
 
-// maxPlainDepth bounds the nesting plainDecoder follows; deeper lines go to
-// json.Unmarshal, which has its own limit.
+// maxPlainDepth bounds how deep a value the decoder skips, or keeps raw,
+// may nest; a deeper one goes to json.Unmarshal, which has its own limit.
 const maxPlainDepth = 256
 
-// plainDecoder reads one line at a time. It assumes the line is valid
-// UTF-8, which Convert checks first. Its lists are cut from slabs, one for
-// each element type, which it reuses from line to line: no list holds
+// maxSlabBytes is the most a slab keeps from one line to the next: a line
+// of millions of spans must not hold their memory for the rest of the run.
+const maxSlabBytes = 1 << 20
+
+// plainDecoder reads one line at a time. Its lists are cut from slabs, one
+// for each element type, which it reuses from line to line: no list holds
 // another of its own type, so each list's elements are contiguous in its
 // slab. The lists of one line are valid only until the next decode.
 type plainDecoder struct {
@@ -40,56 +44,73 @@ type plainDecoder struct {
 }
 
 // decode fills req from line as json.Unmarshal would, and reports whether
-// it could; when it could not, req holds anything.
+// it could; when it could not, req holds anything. The line must be valid
+// UTF-8, as Convert checks first: json.Unmarshal would replace what is not
+// in the strings it decodes, and decode does not look.
 func (d *plainDecoder) decode(line []byte, req *request) bool {
 	d.data, d.i, d.ok = line, 0, true
-	d.resources, d.scopes, d.spans, d.kvs = d.resources[:0], d.scopes[:0], d.spans[:0], d.kvs[:0]
+	reuse(&d.resources)
+	reuse(&d.scopes)
+	reuse(&d.spans)
+	reuse(&d.kvs)
 	d.ws()
-	d.object(0, func(name []byte, seen *uint8) {
+	d.object(func(name []byte, seen *uint8) {
 		if d.member(name, seen, "resourceSpans") {
-			req.ResourceSpans = decodeList(d, 1, &d.resources, (*plainDecoder).resourceSpans)
+			req.ResourceSpans = decodeList(d, &d.resources, (*plainDecoder).resourceSpans)
 		}
 	})
 	d.ws()
-	return d.ok && d.i == len(d.data)
+	ok := d.ok && d.i == len(d.data)
+	d.data = nil
+	return ok
 }
 
-func (d *plainDecoder) resourceSpans(depth int, rs *resourceSpans) {
-	d.object(depth, func(name []byte, seen *uint8) {
+// reuse empties a slab for the next line, or drops it if it grew past
+// maxSlabBytes.
+func reuse[T any](slab *[]T) {
+	var zero T
+	if cap(*slab)*int(unsafe.Sizeof(zero)) > maxSlabBytes {
+		*slab = nil
+	}
+	*slab = (*slab)[:0]
+}
+
+func (d *plainDecoder) resourceSpans(rs *resourceSpans) {
+	d.object(func(name []byte, seen *uint8) {
 		if !d.member(name, seen, "resource", "scopeSpans") {
 			return
 		}
 		if string(name) == "resource" {
-			d.attributes(depth+1, &rs.Resource)
+			d.attributes(&rs.Resource)
 		} else {
-			rs.ScopeSpans = decodeList(d, depth+1, &d.scopes, (*plainDecoder).scopeSpans)
+			rs.ScopeSpans = decodeList(d, &d.scopes, (*plainDecoder).scopeSpans)
 		}
 	})
 }
 
-func (d *plainDecoder) scopeSpans(depth int, ss *scopeSpans) {
-	d.object(depth, func(name []byte, seen *uint8) {
+func (d *plainDecoder) scopeSpans(ss *scopeSpans) {
+	d.object(func(name []byte, seen *uint8) {
 		if !d.member(name, seen, "scope", "spans") {
 			return
 		}
 		if string(name) == "scope" {
-			d.attributes(depth+1, &ss.Scope)
+			d.attributes(&ss.Scope)
 		} else {
-			ss.Spans = decodeList(d, depth+1, &d.spans, (*plainDecoder).span)
+			ss.Spans = decodeList(d, &d.spans, (*plainDecoder).span)
 		}
 	})
 }
 
-func (d *plainDecoder) attributes(depth int, a *attributes) {
-	d.object(depth, func(name []byte, seen *uint8) {
+func (d *plainDecoder) attributes(a *attributes) {
+	d.object(func(name []byte, seen *uint8) {
 		if d.member(name, seen, "attributes") {
-			a.Attributes = decodeList(d, depth+1, &d.kvs, (*plainDecoder).keyValue)
+			a.Attributes = decodeList(d, &d.kvs, (*plainDecoder).keyValue)
 		}
 	})
 }
 
-func (d *plainDecoder) span(depth int, sp *span) {
-	d.object(depth, func(name []byte, seen *uint8) {
+func (d *plainDecoder) span(sp *span) {
+	d.object(func(name []byte, seen *uint8) {
 		if !d.member(name, seen, "spanId", "endTimeUnixNano", "attributes", "status") {
 			return
 		}
@@ -97,16 +118,16 @@ func (d *plainDecoder) span(depth int, sp *span) {
 		case "spanId":
 			sp.SpanID = d.string()
 		case "endTimeUnixNano":
-			sp.EndTimeUnixNano = d.raw(depth + 1)
+			sp.EndTimeUnixNano = d.raw()
 		case "attributes":
-			sp.Attributes = decodeList(d, depth+1, &d.kvs, (*plainDecoder).keyValue)
+			sp.Attributes = decodeList(d, &d.kvs, (*plainDecoder).keyValue)
 		case "status":
-			d.object(depth+1, func(name []byte, seen *uint8) {
+			d.object(func(name []byte, seen *uint8) {
 				if !d.member(name, seen, "code", "message") {
 					return
 				}
 				if string(name) == "code" {
-					sp.Status.Code = d.raw(depth + 2)
+					sp.Status.Code = d.raw()
 				} else {
 					sp.Status.Message = d.string()
 				}
@@ -115,8 +136,8 @@ func (d *plainDecoder) span(depth int, sp *span) {
 	})
 }
 
-func (d *plainDecoder) keyValue(depth int, kv *keyValue) {
-	d.object(depth, func(name []byte, seen *uint8) {
+func (d *plainDecoder) keyValue(kv *keyValue) {
+	d.object(func(name []byte, seen *uint8) {
 		if !d.member(name, seen, "key", "value") {
 			return
 		}
@@ -125,13 +146,13 @@ func (d *plainDecoder) keyValue(depth int, kv *keyValue) {
 			return
 		}
 		v := &kv.Value
-		d.object(depth+1, func(name []byte, seen *uint8) {
+		d.object(func(name []byte, seen *uint8) {
 			if !d.member(name, seen, anyValueNames[:]...) {
 				return
 			}
 			for i, n := range anyValueNames {
 				if string(name) == n {
-					*v.field(i) = d.raw(depth + 2)
+					*v.field(i) = d.raw()
 					return
 				}
 			}
@@ -152,12 +173,12 @@ func (v *anyValue) field(i int) *[]byte {
 // member reports whether the member named name, whose value comes next, is
 // one of the names the object's Go type has (at most 8), to be decoded by
 // the caller. It reports false, with the value skipped, for a member the
-// type does not have; and it gives up, reporting false with d.ok false, on
-// a name that matches one of names only in another case (json.Unmarshal
+// type does not have. It gives up, reporting false with d.ok false, on a
+// name that matches one of names only in another case (json.Unmarshal
 // would decode it into that field), on a name met twice in the object
 // (json.Unmarshal would decode it again, into what the first left), and on
-// a null value (which it would decode in ways of its own). seen marks the
-// names met so far.
+// a null value, rare enough not to be worth its cases. seen marks the names
+// met so far.
 func (d *plainDecoder) member(name []byte, seen *uint8, names ...string) bool {
 	if !d.ok {
 		return false
@@ -185,8 +206,8 @@ func (d *plainDecoder) member(name []byte, seen *uint8, names ...string) bool {
 // decodeList decodes an array of objects, each with elem, into slab; elem
 // gives up on a null element, or one of another type. An empty array is an
 // empty slice, as json.Unmarshal has it, not a nil one.
-func decodeList[T any](d *plainDecoder, depth int, slab *[]T, elem func(*plainDecoder, int, *T)) []T {
-	if !d.ok || !d.take('[') || depth > maxPlainDepth {
+func decodeList[T any](d *plainDecoder, slab *[]T, elem func(*plainDecoder, *T)) []T {
+	if !d.ok || !d.take('[') {
 		d.ok = false
 		return nil
 	}
@@ -198,7 +219,7 @@ func decodeList[T any](d *plainDecoder, depth int, slab *[]T, elem func(*plainDe
 	var zero T
 	for d.ok {
 		*slab = append(*slab, zero)
-		elem(d, depth+1, &(*slab)[len(*slab)-1])
+		elem(d, &(*slab)[len(*slab)-1])
 		d.ws()
 		if d.take(']') {
 			return (*slab)[start:len(*slab):len(*slab)]
@@ -216,8 +237,8 @@ func decodeList[T any](d *plainDecoder, depth int, slab *[]T, elem func(*plainDe
 // and unescaped, and the value next; member must read the value (or let
 // d.member skip it). A name with an escape, or one that is not ASCII
 // (which json.Unmarshal may fold into one of a field's), gives up.
-func (d *plainDecoder) object(depth int, member func(name []byte, seen *uint8)) {
-	if !d.ok || !d.take('{') || depth > maxPlainDepth {
+func (d *plainDecoder) object(member func(name []byte, seen *uint8)) {
+	if !d.ok || !d.take('{') {
 		d.ok = false
 		return
 	}
@@ -279,9 +300,9 @@ func (d *plainDecoder) string() string {
 
 // raw reads any value and returns its bytes, as a json.RawMessage field
 // holds them; they alias the line.
-func (d *plainDecoder) raw(depth int) []byte {
+func (d *plainDecoder) raw() []byte {
 	start := d.i
-	d.skip(depth)
+	d.skip(0)
 	if !d.ok {
 		return nil
 	}
@@ -298,7 +319,7 @@ func (d *plainDecoder) skip(depth int) {
 	case c == '"':
 		d.str()
 	case c == '{':
-		d.object(depth, func([]byte, *uint8) { d.skip(depth + 1) })
+		d.object(func([]byte, *uint8) { d.skip(depth + 1) })
 	case c == '[':
 		d.i++
 		d.ws()
@@ -340,87 +361,21 @@ func (d *plainDecoder) literal(s string) {
 
 // number reads a number as JSON spells one.
 func (d *plainDecoder) number() {
-	d.take('-')
-	switch {
-	case d.take('0'):
-	case d.digits() == 0:
-		d.ok = false
-		return
-	}
-	if d.take('.') && d.digits() == 0 {
-		d.ok = false
-		return
-	}
-	if d.take('e') || d.take('E') {
-		if !d.take('+') {
-			d.take('-')
-		}
-		if d.digits() == 0 {
-			d.ok = false
-		}
-	}
-}
-
-func (d *plainDecoder) digits() int {
-	start := d.i
-	for d.i < len(d.data) && '0' <= d.data[d.i] && d.data[d.i] <= '9' {
-		d.i++
-	}
-	return d.i - start
+	end, ok := ndjson.ScanNumber(d.data, d.i)
+	d.i, d.ok = end, ok
 }
 
 // str reads a string literal, returning where its quotes are
-// (data[start] and data[end-1]) and whether it holds an escape. Raw
-// control characters and malformed escapes are not valid JSON.
+// (data[start] and data[end-1]) and whether it holds an escape.
 func (d *plainDecoder) str() (start, end int, escaped bool) {
-	if !d.ok || !d.take('"') {
+	if !d.ok || d.peek() != '"' {
 		d.ok = false
 		return 0, 0, false
 	}
-	start = d.i - 1
-	for d.i < len(d.data) {
-		c := d.data[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return start, d.i, escaped
-		case c < 0x20:
-			d.ok = false
-			return 0, 0, false
-		case c == '\\':
-			escaped = true
-			if d.i+1 >= len(d.data) {
-				d.ok = false
-				return 0, 0, false
-			}
-			switch d.data[d.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i += 2
-			case 'u':
-				if d.i+6 > len(d.data) || !isHex4(d.data[d.i+2:d.i+6]) {
-					d.ok = false
-					return 0, 0, false
-				}
-				d.i += 6
-			default:
-				d.ok = false
-				return 0, 0, false
-			}
-		default:
-			d.i++
-		}
-	}
-	d.ok = false
-	return 0, 0, false
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	start = d.i
+	end, escaped, d.ok = ndjson.ScanString(d.data, start)
+	d.i = end
+	return start, end, escaped
 }
 
 func (d *plainDecoder) ws() {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -307,6 +308,24 @@ func TestPlainTakes(t *testing.T) {
 	}
 }
 
+// TestPlainLetsGoOfLargeLines decodes a line of many spans and then a
+// small one: the decoder must not keep the large line's lists.
+func TestPlainLetsGoOfLargeLines(t *testing.T) {
+	var d plainDecoder
+	large := []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{}` + strings.Repeat(`,{"attributes":[{"key":"k","value":{}}]}`, 20000) + `]}]}]}`)
+	if !checkPlain(t, &d, large) {
+		t.Fatal("plain decoder gave up on the large line")
+	}
+	if !checkPlain(t, &d, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}`)) {
+		t.Fatal("plain decoder gave up on the small line")
+	}
+	spans := cap(d.spans) * int(unsafe.Sizeof(span{}))
+	kvs := cap(d.kvs) * int(unsafe.Sizeof(keyValue{}))
+	if spans > maxSlabBytes || kvs > maxSlabBytes {
+		t.Errorf("after a small line the decoder holds %d bytes of spans and %d of attributes; want at most %d", spans, kvs, maxSlabBytes)
+	}
+}
+
 // TestConvertersAgree converts random exports with a Converter and with one
 // that decodes every line with json.Unmarshal: the records, the counters
 // and any error must be the same. Lines go through the strict parser
@@ -417,12 +436,21 @@ func FuzzPlainAgrees(f *testing.F) {
 			}
 		}
 	}
+	// Each input is decoded between two exports, with one decoder, as
+	// lines are: what one line leaves in the decoder must not change the
+	// next.
+	g.noisy = false
+	export := []byte(g.export())
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if !utf8.Valid(line) {
 			return // Convert refuses the line before decoding it
 		}
 		var d plainDecoder
+		checkPlain(t, &d, export)
 		checkPlain(t, &d, line)
+		if !checkPlain(t, &d, export) {
+			t.Fatalf("plain decoder gave up on %s after %q", export, line)
+		}
 		var p ndjson.Parser
 		if _, err := p.Parse(line); err == nil {
 			compareConverters(t, &Converter{Mapping: DefaultMapping()}, &Converter{Mapping: DefaultMapping(), stdOnly: true}, line)

@@ -1,0 +1,30 @@
+package ndjson
+
+import "testing"
+
+// TestScanners holds ScanString and ScanNumber to what Parse accepts as a
+// member's value.
+func TestScanners(t *testing.T) {
+	for _, value := range []string{
+		`""`, `"abc"`, `"a\"b"`, `"\u00e9\ud800"`, `"é"`, `"\x"`, `"\u12"`, "\"a\tb\"", `"abc`, "\"\xff\"",
+		`0`, `-0`, `1.5`, `-2e+10`, `1E-2`, `01`, `1.`, `1e`, `-`, `.5`, `1.5e3`,
+	} {
+		var p Parser
+		_, err := p.Parse([]byte(`{"v":` + value + `}`))
+		want := err == nil
+		line := []byte(value)
+		var end int
+		var ok bool
+		if value[0] == '"' {
+			end, _, ok = ScanString(line, 0)
+		} else {
+			end, ok = ScanNumber(line, 0)
+		}
+		if got := ok && end == len(line); got != want {
+			t.Errorf("%s: scanned whole %v; Parse took it: %v", value, got, want)
+		}
+	}
+	if _, escaped, _ := ScanString([]byte(`"a\nb"`), 0); !escaped {
+		t.Error(`ScanString("a\nb") holds no escape`)
+	}
+}
