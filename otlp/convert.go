@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/ndjson"
@@ -310,7 +311,7 @@ func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos
 			}
 			if ok {
 				start := len(c.buf)
-				c.buf = append(append(append(c.buf, '"'), t.Format("2006-01-02T15:04:05.000000000Z")...), '"')
+				c.buf = append(t.AppendFormat(append(c.buf, '"'), "2006-01-02T15:04:05.000000000Z"), '"')
 				c.pending = append(c.pending, pending{field: field, from: "endTimeUnixNano", start: start, end: len(c.buf), kind: ndjson.String})
 			}
 		case field == "result" && recType == "attempt":
@@ -499,10 +500,12 @@ func appendQuoted(dst []byte, s string) ([]byte, bool) {
 
 // unquote decodes raw, a JSON value, as a string, as json.Unmarshal would,
 // and reports whether it is one. A string literal without escapes, in a
-// line that is valid UTF-8, holds just the bytes between its quotes.
+// line that is valid UTF-8, holds just the bytes between its quotes: the
+// string returned then aliases raw, so it is for use within Convert.
 func unquote(raw json.RawMessage) (string, bool) {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
+		s := raw[1 : len(raw)-1]
+		return unsafe.String(unsafe.SliceData(s), len(s)), true
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
@@ -612,6 +615,9 @@ func normalizeID(id string) (string, error) {
 	if len(id) != 16 {
 		return "", fmt.Errorf("%q is not 16 hex digits", clipString(id))
 	}
+	if isLowerHex(id) {
+		return id, nil // as most are: no copy
+	}
 	b := []byte(id)
 	for i, ch := range b {
 		switch {
@@ -623,6 +629,15 @@ func normalizeID(id string) (string, error) {
 		}
 	}
 	return string(b), nil
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func clipString(s string) string { return clip([]byte(s)) }

@@ -54,8 +54,9 @@ func (d *plainDecoder) decode(line []byte, req *request) bool {
 	reuse(&d.spans)
 	reuse(&d.kvs)
 	d.ws()
-	d.object(func(name []byte, seen *uint8) {
-		if d.member(name, seen, "resourceSpans") {
+	var seen uint8
+	d.object(func(name []byte) {
+		if d.member(name, &seen, "resourceSpans") {
 			req.ResourceSpans = decodeList(d, &d.resources, (*plainDecoder).resourceSpans)
 		}
 	})
@@ -76,8 +77,9 @@ func reuse[T any](slab *[]T) {
 }
 
 func (d *plainDecoder) resourceSpans(rs *resourceSpans) {
-	d.object(func(name []byte, seen *uint8) {
-		if !d.member(name, seen, "resource", "scopeSpans") {
+	var seen uint8
+	d.object(func(name []byte) {
+		if !d.member(name, &seen, "resource", "scopeSpans") {
 			return
 		}
 		if string(name) == "resource" {
@@ -89,8 +91,9 @@ func (d *plainDecoder) resourceSpans(rs *resourceSpans) {
 }
 
 func (d *plainDecoder) scopeSpans(ss *scopeSpans) {
-	d.object(func(name []byte, seen *uint8) {
-		if !d.member(name, seen, "scope", "spans") {
+	var seen uint8
+	d.object(func(name []byte) {
+		if !d.member(name, &seen, "scope", "spans") {
 			return
 		}
 		if string(name) == "scope" {
@@ -102,16 +105,18 @@ func (d *plainDecoder) scopeSpans(ss *scopeSpans) {
 }
 
 func (d *plainDecoder) attributes(a *attributes) {
-	d.object(func(name []byte, seen *uint8) {
-		if d.member(name, seen, "attributes") {
+	var seen uint8
+	d.object(func(name []byte) {
+		if d.member(name, &seen, "attributes") {
 			a.Attributes = decodeList(d, &d.kvs, (*plainDecoder).keyValue)
 		}
 	})
 }
 
 func (d *plainDecoder) span(sp *span) {
-	d.object(func(name []byte, seen *uint8) {
-		if !d.member(name, seen, "spanId", "endTimeUnixNano", "attributes", "status") {
+	var seen uint8
+	d.object(func(name []byte) {
+		if !d.member(name, &seen, "spanId", "endTimeUnixNano", "attributes", "status") {
 			return
 		}
 		switch string(name) {
@@ -122,8 +127,9 @@ func (d *plainDecoder) span(sp *span) {
 		case "attributes":
 			sp.Attributes = decodeList(d, &d.kvs, (*plainDecoder).keyValue)
 		case "status":
-			d.object(func(name []byte, seen *uint8) {
-				if !d.member(name, seen, "code", "message") {
+			var seenStatus uint8
+			d.object(func(name []byte) {
+				if !d.member(name, &seenStatus, "code", "message") {
 					return
 				}
 				if string(name) == "code" {
@@ -137,8 +143,9 @@ func (d *plainDecoder) span(sp *span) {
 }
 
 func (d *plainDecoder) keyValue(kv *keyValue) {
-	d.object(func(name []byte, seen *uint8) {
-		if !d.member(name, seen, "key", "value") {
+	var seen uint8
+	d.object(func(name []byte) {
+		if !d.member(name, &seen, "key", "value") {
 			return
 		}
 		if string(name) == "key" {
@@ -146,8 +153,9 @@ func (d *plainDecoder) keyValue(kv *keyValue) {
 			return
 		}
 		v := &kv.Value
-		d.object(func(name []byte, seen *uint8) {
-			if !d.member(name, seen, anyValueNames[:]...) {
+		var seenVariant uint8
+		d.object(func(name []byte) {
+			if !d.member(name, &seenVariant, anyValueNames[:]...) {
 				return
 			}
 			for i, n := range anyValueNames {
@@ -178,7 +186,7 @@ func (v *anyValue) field(i int) *[]byte {
 // would decode it into that field), on a name met twice in the object
 // (json.Unmarshal would decode it again, into what the first left), and on
 // a null value, rare enough not to be worth its cases. seen marks the names
-// met so far.
+// met so far in the object.
 func (d *plainDecoder) member(name []byte, seen *uint8, names ...string) bool {
 	if !d.ok {
 		return false
@@ -237,12 +245,11 @@ func decodeList[T any](d *plainDecoder, slab *[]T, elem func(*plainDecoder, *T))
 // and unescaped, and the value next; member must read the value (or let
 // d.member skip it). A name with an escape, or one that is not ASCII
 // (which json.Unmarshal may fold into one of a field's), gives up.
-func (d *plainDecoder) object(member func(name []byte, seen *uint8)) {
+func (d *plainDecoder) object(member func(name []byte)) {
 	if !d.ok || !d.take('{') {
 		d.ok = false
 		return
 	}
-	var seen uint8
 	d.ws()
 	if d.take('}') {
 		return
@@ -266,7 +273,7 @@ func (d *plainDecoder) object(member func(name []byte, seen *uint8)) {
 			return
 		}
 		d.ws()
-		member(name, &seen)
+		member(name)
 		d.ws()
 		if d.take('}') {
 			return
@@ -319,7 +326,7 @@ func (d *plainDecoder) skip(depth int) {
 	case c == '"':
 		d.str()
 	case c == '{':
-		d.object(func([]byte, *uint8) { d.skip(depth + 1) })
+		d.object(func([]byte) { d.skip(depth + 1) })
 	case c == '[':
 		d.i++
 		d.ws()
