@@ -17,3 +17,7 @@ func ScanNumber(line []byte, i int) (end int, ok bool) {
 	end, err := number(line, i)
 	return end, err == nil
 }
+
+// SkipSpace returns the index of the first byte at or after line[i] that is
+// not JSON white space.
+func SkipSpace(line []byte, i int) int { return skipSpace(line, i) }

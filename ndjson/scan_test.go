@@ -24,6 +24,12 @@ func TestScanners(t *testing.T) {
 			t.Errorf("%s: scanned whole %v; Parse took it: %v", value, got, want)
 		}
 	}
+	if got := SkipSpace([]byte(" \t\r\n x"), 0); got != 5 {
+		t.Errorf("SkipSpace stopped at %d; want 5", got)
+	}
+	if got := SkipSpace([]byte("\v"), 0); got != 0 {
+		t.Errorf("SkipSpace skipped a vertical tab, which JSON does not count as white space")
+	}
 	if _, escaped, _ := ScanString([]byte(`"a\nb"`), 0); !escaped {
 		t.Error(`ScanString("a\nb") holds no escape`)
 	}

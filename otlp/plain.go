@@ -385,16 +385,7 @@ func (d *plainDecoder) str() (start, end int, escaped bool) {
 	return start, end, escaped
 }
 
-func (d *plainDecoder) ws() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *plainDecoder) ws() { d.i = ndjson.SkipSpace(d.data, d.i) }
 
 func (d *plainDecoder) peek() byte {
 	if d.i < len(d.data) {
