@@ -479,6 +479,8 @@ func TestConvertErrors(t *testing.T) {
 			where + `field "result" (from status): code 3; want 0, 1, 2 or STATUS_CODE_UNSET, STATUS_CODE_OK, STATUS_CODE_ERROR`},
 		{"bad span id", strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", "not-a-span-id", 1),
 			`span "not-a-span-id" (resourceSpans[0].scopeSpans[0].spans[0]): spanId: "not-a-span-id" is not 16 hex digits`},
+		{"span id of 16 characters not all hex", strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", "00f067aa0ba902bz", 1),
+			`span "00f067aa0ba902bz" (resourceSpans[0].scopeSpans[0].spans[0]): spanId: "00f067aa0ba902bz" is not 16 hex digits`},
 		{"one bad span invalidates the line", export("", "", good, spanJSON(`{}`, isAttempt)),
 			`span "00f067aa0ba902b7" (resourceSpans[0].scopeSpans[0].spans[1]): field "operationId" (from attribute "effect.operation_id"): missing or empty`},
 		{"no span id in the message when there is none", strings.Replace(export("", "", spanJSON(`{}`, isAttempt)), "00f067aa0ba902b7", "", 1),

@@ -249,6 +249,9 @@ func TestPlainGivesUp(t *testing.T) {
 		"non-ASCII name":             `{"resourceSpans":[],"ſcope":1}`,
 		"name twice":                 `{"resourceSpans":[],"resourceSpans":[]}`,
 		"name twice, deep":           `{"resourceSpans":[{"resource":{},"resource":{}}]}`,
+		"spans twice":                `{"resourceSpans":[{"scopeSpans":[{"spans":[],"spans":[]}]}]}`,
+		"span attributes twice":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[],"attributes":[]}]}]}]}`,
+		"scope attributes twice":     `{"resourceSpans":[{"scopeSpans":[{"scope":{"attributes":[],"attributes":[]}}]}]}`,
 		"null list":                  `{"resourceSpans":null}`,
 		"null element":               `{"resourceSpans":[null]}`,
 		"null string":                `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":null}]}]}]}`,
@@ -381,22 +384,42 @@ func compareConverters(t *testing.T, fast, std *Converter, line []byte) string {
 	return wantErr
 }
 
-// TestSpanErrorOutlivesLine checks that a span error's id is the Converter's
-// own: the plain decoder's strings alias the line, which the pipeline
-// reuses once the line is done.
-func TestSpanErrorOutlivesLine(t *testing.T) {
-	line := []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"00f067aa0ba902b7","attributes":[{"key":"effect.record","value":{"stringValue":"nope"}}]}]}]}]}`)
-	c := &Converter{Mapping: DefaultMapping()}
-	err := c.Convert(line, audit.Position{Line: 1}, func(*audit.Record) {})
-	var se *SpanError
-	if !asSpanError(err, &se) {
-		t.Fatalf("Convert: %v; want a *SpanError", err)
-	}
-	for i := range line {
-		line[i] = 'x'
-	}
-	if se.SpanID != "00f067aa0ba902b7" {
-		t.Errorf("span id %q after the line changed", se.SpanID)
+// TestErrorsOutliveLine checks that an error from Convert holds nothing of
+// the line: the plain decoder's strings alias it, and the pipeline reuses
+// the line's buffer once the line is done.
+func TestErrorsOutliveLine(t *testing.T) {
+	for name, line := range map[string]string{
+		"type":         export("", "", spanJSON(`{}`, str("effect.record", "nope"), op1)),
+		"span id":      strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", "00f067aa0ba902bz", 1),
+		"int value":    export("", "", spanJSON(`{}`, isAttempt, op1, num("effect.attempt", `"x1"`))),
+		"end time":     strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), `"1795942800123456789"`, `"17x"`, 1),
+		"status code":  export("", "", spanJSON(`{"code":"NOPE"}`, isAttempt, op1)),
+		"variant":      export("", "", spanJSON(`{}`, isAttempt, `{"key":"effect.operation_id","value":{"boolValue":true}}`)),
+		"no operation": export("", "", spanJSON(`{}`, isAttempt)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			buf := []byte(line)
+			c := &Converter{Mapping: DefaultMapping()}
+			err := c.Convert(buf, audit.Position{Line: 1}, func(*audit.Record) {})
+			if err == nil {
+				t.Fatalf("Convert(%s) took the line", line)
+			}
+			msg := err.Error()
+			var spanID string
+			var se *SpanError
+			if asSpanError(err, &se) {
+				spanID = se.SpanID
+			}
+			for i := range buf {
+				buf[i] = 'x'
+			}
+			if got := err.Error(); got != msg {
+				t.Errorf("after the line changed, the error reads %q; it read %q", got, msg)
+			}
+			if se != nil && se.SpanID != spanID {
+				t.Errorf("after the line changed, the span id is %q; it was %q", se.SpanID, spanID)
+			}
+		})
 	}
 }
 
