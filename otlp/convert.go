@@ -607,7 +607,7 @@ func timeoutLike(s string) bool {
 
 // normalizeID checks a span id: empty, or 16 hex digits in either case. It
 // returns the id in lower case, so exports that differ only in case name the
-// same attempt.
+// same attempt: id itself when it is, which may alias the line.
 func normalizeID(id string) (string, error) {
 	if id == "" {
 		return "", nil

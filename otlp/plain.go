@@ -241,10 +241,10 @@ func decodeList[T any](d *plainDecoder, slab *[]T, elem func(*plainDecoder, *T))
 	return nil
 }
 
-// object reads an object, calling member with each member's name, read
-// and unescaped, and the value next; member must read the value (or let
-// d.member skip it). A name with an escape, or one that is not ASCII
-// (which json.Unmarshal may fold into one of a field's), gives up.
+// object reads an object, calling member with each member's name, with
+// the value next; member must read the value (or let d.member skip it). A
+// name with an escape, or one that is not ASCII (which json.Unmarshal may
+// fold into one of a field's), gives up.
 func (d *plainDecoder) object(member func(name []byte)) {
 	if !d.ok || !d.take('{') {
 		d.ok = false
