@@ -2,22 +2,25 @@ package ndjson
 
 // ScanString validates the JSON string literal whose opening quote is at
 // line[i], as Parse does, for decoders of their own that want its rules:
-// it returns the index just past the closing quote, whether the literal
-// holds an escape, and false if it is not a valid literal.
-func ScanString(line []byte, i int) (end int, escaped, ok bool) {
-	end, escaped, err := scanString(line, i)
-	return end, escaped, err == nil
+// it returns the index just past the closing quote and whether the literal
+// holds an escape, or a *ParseError whose Column counts in line. The
+// literal must be valid UTF-8.
+func ScanString(line []byte, i int) (end int, escaped bool, err error) {
+	return scanString(line, i)
 }
 
 // ScanNumber validates the JSON number whose first byte, '-' or a digit, is
-// at line[i], as Parse does: it returns the index just past the number and
-// false if it is not a valid number. A number ends where its grammar ends:
-// what follows is the caller's to check.
-func ScanNumber(line []byte, i int) (end int, ok bool) {
-	end, err := number(line, i)
-	return end, err == nil
+// at line[i], as Parse does: it returns the index just past the number, or
+// a *ParseError. A number ends where its grammar ends: what follows is the
+// caller's to check.
+func ScanNumber(line []byte, i int) (end int, err error) {
+	return number(line, i)
 }
 
 // SkipSpace returns the index of the first byte at or after line[i] that is
 // not JSON white space.
 func SkipSpace(line []byte, i int) int { return skipSpace(line, i) }
+
+// DescribeChar names the character at line[i] for a message, in a form
+// that cannot disturb a terminal.
+func DescribeChar(line []byte, i int) string { return describeChar(line, i) }

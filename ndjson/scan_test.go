@@ -10,17 +10,17 @@ func TestScanners(t *testing.T) {
 		`0`, `-0`, `1.5`, `-2e+10`, `1E-2`, `01`, `1.`, `1e`, `-`, `.5`, `1.5e3`,
 	} {
 		var p Parser
-		_, err := p.Parse([]byte(`{"v":` + value + `}`))
-		want := err == nil
+		_, parseErr := p.Parse([]byte(`{"v":` + value + `}`))
+		want := parseErr == nil
 		line := []byte(value)
 		var end int
-		var ok bool
+		var err error
 		if value[0] == '"' {
-			end, _, ok = ScanString(line, 0)
+			end, _, err = ScanString(line, 0)
 		} else {
-			end, ok = ScanNumber(line, 0)
+			end, err = ScanNumber(line, 0)
 		}
-		if got := ok && end == len(line); got != want {
+		if got := err == nil && end == len(line); got != want {
 			t.Errorf("%s: scanned whole %v; Parse took it: %v", value, got, want)
 		}
 	}

@@ -368,8 +368,8 @@ func (d *plainDecoder) literal(s string) {
 
 // number reads a number as JSON spells one.
 func (d *plainDecoder) number() {
-	end, ok := ndjson.ScanNumber(d.data, d.i)
-	d.i, d.ok = end, ok
+	end, err := ndjson.ScanNumber(d.data, d.i)
+	d.i, d.ok = end, err == nil
 }
 
 // str reads a string literal, returning where its quotes are
@@ -380,8 +380,8 @@ func (d *plainDecoder) str() (start, end int, escaped bool) {
 		return 0, 0, false
 	}
 	start = d.i
-	end, escaped, d.ok = ndjson.ScanString(d.data, start)
-	d.i = end
+	end, escaped, err := ndjson.ScanString(d.data, start)
+	d.i, d.ok = end, err == nil
 	return start, end, escaped
 }
 

@@ -1,0 +1,516 @@
+package baseline
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unsafe"
+
+	"github.com/effectaudit/effectaudit/ndjson"
+)
+
+// reader reads a report into a Baseline one operation at a time. A report
+// can be gigabytes, so it is read through a window that slides along the
+// input, and grows only for a token longer than it. Members are read as
+// encoding/json reads them into structs, except that their names must match
+// exactly: null leaves a string as it was and empties a list, and of a
+// member given twice in an operation the last holds. Strings and numbers
+// are checked as the strict ledger parser checks them (ndjson), which is
+// JSON's grammar, with strings in UTF-8. Nothing it reads is kept but an
+// operation's id, copied: reading allocates nothing per operation.
+type reader struct {
+	b    *Baseline
+	r    io.Reader
+	read int // how much the window reads at a time
+	buf  []byte
+	pos int   // the next byte to read
+	lim int   // buf[:lim] holds input
+	off int64 // the input offset of buf[0]
+	eof bool  // r has no more
+
+	readErr error // a failure to read
+	err     error // the first syntax error or problem found
+	op      int   // 1 + index of the operation being read, for errors
+
+	id      []byte // the operation's id, as read so far
+	name    []byte // the member name last read
+	scratch []byte // a string with escapes, unescaped
+}
+
+// maxDepth is how deeply values may nest, as in encoding/json.
+const maxDepth = 10000
+
+func newReader(b *Baseline, r io.Reader, read int) *reader {
+	return &reader{b: b, r: r, read: read, buf: make([]byte, 2*read)}
+}
+
+// more reads more input into the window, keeping buf[pos:lim]; it reports
+// false once the input has ended, or failed, or an error was found.
+func (d *reader) more() bool {
+	if d.eof || d.err != nil {
+		return false
+	}
+	if d.pos > 0 {
+		n := copy(d.buf, d.buf[d.pos:d.lim])
+		d.off += int64(d.pos)
+		d.pos, d.lim = 0, n
+	}
+	if len(d.buf)-d.lim < d.read {
+		grown := make([]byte, 2*len(d.buf)) // a token longer than the window
+		copy(grown, d.buf[:d.lim])
+		d.buf = grown
+	}
+	for {
+		n, err := d.r.Read(d.buf[d.lim:])
+		d.lim += n
+		switch {
+		case err == io.EOF:
+			d.eof = true
+		case err != nil:
+			d.eof, d.readErr = true, err
+		}
+		if n > 0 || d.eof {
+			return n > 0
+		}
+	}
+}
+
+// ws skips white space, reading on as needed. A report is indented: runs
+// of spaces are skipped eight at a time.
+func (d *reader) ws() {
+	for {
+		buf, i := d.buf[:d.lim], d.pos
+		for i < len(buf) && buf[i] <= ' ' {
+			for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == spaces {
+				i += 8
+			}
+			i = ndjson.SkipSpace(buf, i)
+			if i < len(buf) && buf[i] == ' ' {
+				continue
+			}
+			break
+		}
+		d.pos = i
+		if d.pos < d.lim || !d.more() {
+			return
+		}
+	}
+}
+
+const spaces = 0x2020202020202020 // eight, as a little-endian word
+
+// peek returns the next byte after white space; ok is false at the end of
+// the input.
+func (d *reader) peek() (c byte, ok bool) {
+	d.ws()
+	if d.pos < d.lim {
+		return d.buf[d.pos], true
+	}
+	return 0, false
+}
+
+// take reads c if it comes next, after white space.
+func (d *reader) take(c byte) bool {
+	if next, ok := d.peek(); ok && next == c {
+		d.pos++
+		return true
+	}
+	return false
+}
+
+// fail notes that the document is not a report, unless a problem was
+// found already, and returns false.
+func (d *reader) fail(format string, args ...any) bool {
+	if d.err == nil {
+		d.err = fmt.Errorf(format, args...)
+	}
+	return false
+}
+
+// syntax notes a syntax error at the next byte, or the input cut short
+// there, and returns false.
+func (d *reader) syntax(what string) bool {
+	d.ws()
+	if d.pos >= d.lim {
+		return d.fail("%w", io.ErrUnexpectedEOF)
+	}
+	return d.fail("invalid character %s %s near %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos), what, d.near(d.pos))
+}
+
+// near quotes the input around buf[i], escaped, for a message that stays
+// on one line and cannot write control characters to a terminal.
+func (d *reader) near(i int) string {
+	start, end := max(0, i-10), min(d.lim, i+10)
+	for start > 0 && start < d.lim && d.buf[start]&0xc0 == 0x80 {
+		start-- // not in the middle of a character
+	}
+	for end < d.lim && d.buf[end]&0xc0 == 0x80 {
+		end++
+	}
+	return strconv.QuoteToGraphic(string(d.buf[start:end]))
+}
+
+// str reads a string literal, which must come next, and returns its
+// content, unescaped; it aliases the window or scratch space, and holds
+// only until the next read.
+func (d *reader) str() ([]byte, bool) {
+	d.ws()
+	for {
+		end, escaped, err := ndjson.ScanString(d.buf[:d.lim], d.pos)
+		if err == nil {
+			raw := d.buf[d.pos:end]
+			d.pos = end
+			if !escaped {
+				return raw[1 : len(raw)-1], true
+			}
+			d.scratch, _ = ndjson.AppendUnquote(d.scratch[:0], raw)
+			return d.scratch, true
+		}
+		if !quoteEnds(d.buf[d.pos:d.lim]) {
+			if d.more() {
+				continue
+			}
+			if d.err == nil && d.readErr == nil {
+				d.fail("%w", io.ErrUnexpectedEOF)
+			}
+			return nil, false
+		}
+		var pe *ndjson.ParseError
+		if errors.As(err, &pe) && pe.Column > 0 {
+			return nil, d.fail("%v near %s", pe.Err, d.near(pe.Column-1))
+		}
+		return nil, d.fail("%v near %s", err, d.near(d.pos))
+	}
+}
+
+// quoteEnds reports whether the string literal that lit starts holds its
+// closing quote: if not, the window holds only a part of it.
+func quoteEnds(lit []byte) bool {
+	for i := 1; i < len(lit); i++ {
+		switch lit[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
+}
+
+// number reads a number, which must come next, and returns its text; it
+// aliases the window and holds only until the next read.
+func (d *reader) number() ([]byte, bool) {
+	d.ws()
+	for {
+		// The window must hold the byte after the number, or the input
+		// must end with it.
+		i := d.pos
+		for i < d.lim && isNumberByte(d.buf[i]) {
+			i++
+		}
+		if i == d.lim && d.more() {
+			continue
+		}
+		end, err := ndjson.ScanNumber(d.buf[:i], d.pos)
+		if err != nil || end != i {
+			if err != nil && i == d.lim {
+				return nil, d.fail("%w", io.ErrUnexpectedEOF) // cut short
+			}
+			return nil, d.fail("invalid number %s near %s", strconv.QuoteToGraphic(string(d.buf[d.pos:i])), d.near(d.pos))
+		}
+		text := d.buf[d.pos:end]
+		d.pos = end
+		return text, true
+	}
+}
+
+func isNumberByte(c byte) bool {
+	return '0' <= c && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// literal reads true, false or null, whichever word starts with the next
+// byte.
+func (d *reader) literal(word string) bool {
+	for d.lim-d.pos < len(word) && d.more() {
+	}
+	if d.lim-d.pos >= len(word) && string(d.buf[d.pos:d.pos+len(word)]) == word {
+		d.pos += len(word)
+		return true
+	}
+	for k := 1; k < len(word); k++ {
+		if d.pos+k >= d.lim {
+			return d.fail("%w", io.ErrUnexpectedEOF)
+		}
+		if d.buf[d.pos+k] != word[k] {
+			return d.fail("invalid character %s in literal %s near %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos+k), word, d.near(d.pos+k))
+		}
+	}
+	return false
+}
+
+// null reads null if it comes next.
+func (d *reader) null() bool {
+	if c, ok := d.peek(); !ok || c != 'n' {
+		return false
+	}
+	return d.literal("null")
+}
+
+// skip reads a value of any kind.
+func (d *reader) skip(depth int) bool {
+	c, ok := d.peek()
+	switch {
+	case !ok:
+		return d.syntax("looking for a value")
+	case depth > maxDepth:
+		return d.fail("values nested more than %d deep near %s", maxDepth, d.near(d.pos))
+	case c == '"':
+		_, ok := d.str()
+		return ok
+	case c == '{':
+		return d.object(depth, func(name []byte) bool { return d.skip(depth + 1) })
+	case c == '[':
+		return d.array(func() bool { return d.skip(depth + 1) })
+	case c == '-' || '0' <= c && c <= '9':
+		_, ok := d.number()
+		return ok
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	}
+	return d.syntax("looking for a value")
+}
+
+// object reads an object, which must come next, calling member with each
+// member's name, unescaped, and the value next, which member must read. The
+// name holds only until the value is read: a nested object's names take
+// its place.
+func (d *reader) object(depth int, member func(name []byte) bool) bool {
+	if !d.take('{') {
+		return d.syntax("looking for an object")
+	}
+	if d.take('}') {
+		return true
+	}
+	for {
+		if c, ok := d.peek(); !ok || c != '"' {
+			return d.syntax("looking for a member name")
+		}
+		name, ok := d.str()
+		if !ok {
+			return false
+		}
+		// Reading on may slide the window: the name is kept apart.
+		d.name = append(d.name[:0], name...)
+		if !d.take(':') {
+			return d.syntax("after a member name")
+		}
+		if !member(d.name) {
+			return false
+		}
+		if d.take(',') {
+			continue
+		}
+		if d.take('}') {
+			return true
+		}
+		return d.syntax("after an object member")
+	}
+}
+
+// array reads an array, which must come next, calling elem for each
+// element, which it must read.
+func (d *reader) array(elem func() bool) bool {
+	if !d.take('[') {
+		return d.syntax("looking for an array")
+	}
+	if d.take(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if d.take(',') {
+			continue
+		}
+		if d.take(']') {
+			return true
+		}
+		return d.syntax("after an array element")
+	}
+}
+
+// error returns what stopped the reading, or nil.
+func (d *reader) error() error {
+	if d.err != nil && errors.Is(d.err, io.ErrUnexpectedEOF) && d.off+int64(d.lim) == 0 {
+		return errors.New("the file is empty")
+	}
+	return d.err
+}
+
+// report reads the report and returns its schemaVersion (0 if it has none).
+func (d *reader) report() (version int) {
+	if c, ok := d.peek(); !ok {
+		d.syntax("looking for the report")
+		return 0
+	} else if c != '{' {
+		d.fail("the document is not a JSON object")
+		return 0
+	}
+	var seenVersion, seenOperations bool
+	d.object(0, func(name []byte) bool {
+		switch string(name) {
+		case "schemaVersion":
+			if seenVersion {
+				return d.fail("member %q given twice", name)
+			}
+			seenVersion = true
+			if d.null() {
+				return true
+			}
+			if c, _ := d.peek(); c != '-' && (c < '0' || c > '9') {
+				return d.fail("schemaVersion is not a number")
+			}
+			text, ok := d.number()
+			if !ok {
+				return false
+			}
+			v, err := strconv.Atoi(string(text))
+			if err != nil {
+				return d.fail("schemaVersion %s is not a whole number", text)
+			}
+			version = v
+			return true
+		case "operations":
+			if seenOperations {
+				return d.fail("member %q given twice", name)
+			}
+			seenOperations = true
+			return d.operations()
+		}
+		return d.skip(1)
+	})
+	return version
+}
+
+// end reads on to the end of the input, where nothing but white space may
+// follow the report. Reading to the end also has a compressed input check
+// its checksum, which a decompressor does only there.
+func (d *reader) end() {
+	if d.err != nil || d.readErr != nil {
+		return
+	}
+	if _, more := d.peek(); more {
+		d.fail("something follows the report")
+	}
+}
+
+// operations reads the operations list.
+func (d *reader) operations() bool {
+	if d.null() {
+		return true
+	}
+	if c, _ := d.peek(); c != '[' {
+		return d.fail("operations is not a list")
+	}
+	return d.array(func() bool {
+		d.op++
+		d.id = d.id[:0]
+		var label, findings nameSet
+		if d.null() {
+			return d.fail("operation %d has no operationId", d.op)
+		}
+		if c, _ := d.peek(); c != '{' {
+			return d.fail("operation %d is missing or not an object", d.op)
+		}
+		ok := d.object(2, func(name []byte) bool {
+			switch string(name) {
+			case "operationId":
+				s, ok := d.member("operationId")
+				if s != nil {
+					d.id = append(d.id[:0], s...)
+				}
+				return ok
+			case "label":
+				s, ok := d.member("label")
+				if s != nil {
+					label = d.bit(s)
+				}
+				return ok
+			case "findings":
+				findings = 0
+				return d.findings(&findings)
+			}
+			return d.skip(3)
+		})
+		if !ok {
+			return false
+		}
+		if len(d.id) == 0 {
+			return d.fail("operation %d has no operationId", d.op)
+		}
+		d.b.add(unsafe.String(unsafe.SliceData(d.id), len(d.id)), label|findings)
+		return true
+	})
+}
+
+// bit is Baseline.bit of a name read, which holds only until the next read.
+func (d *reader) bit(name []byte) nameSet {
+	return d.b.bit(unsafe.String(unsafe.SliceData(name), len(name)))
+}
+
+// member reads an operation's string member: nil for null, which leaves
+// what it names as it was.
+func (d *reader) member(what string) ([]byte, bool) {
+	if d.null() {
+		return nil, true
+	}
+	if c, _ := d.peek(); c != '"' {
+		return nil, d.fail("operation %d: %s is not a string", d.op, what)
+	}
+	s, ok := d.str()
+	if !ok {
+		return nil, false
+	}
+	if s == nil {
+		s = []byte{} // "" unescaped into empty scratch space
+	}
+	return s, true
+}
+
+// findings adds the codes of an operation's findings to set.
+func (d *reader) findings(set *nameSet) bool {
+	if d.null() {
+		return true
+	}
+	if c, _ := d.peek(); c != '[' {
+		return d.fail("operation %d: findings is not a list", d.op)
+	}
+	return d.array(func() bool {
+		if d.null() {
+			return true
+		}
+		if c, _ := d.peek(); c != '{' {
+			return d.fail("operation %d: a finding is missing or not an object", d.op)
+		}
+		var code nameSet
+		ok := d.object(4, func(name []byte) bool {
+			if string(name) != "code" {
+				return d.skip(5)
+			}
+			s, ok := d.member("a finding's code")
+			if s != nil {
+				code = d.bit(s)
+			}
+			return ok
+		})
+		*set |= code
+		return ok
+	})
+}
