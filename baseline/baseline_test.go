@@ -101,6 +101,18 @@ func TestLoadErrors(t *testing.T) {
 		{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: unexpected EOF"},
 		{`{"schemaVersion":1,"operations":[{"operationId":"a`, "b.json: not a JSON report: unexpected EOF"},
 		{`{"schemaVersion":1,"operations":[]`, "b.json: not a JSON report: unexpected EOF"},
+		// Cut short where a value should come: not taken for a value of
+		// the wrong type.
+		{`{"schemaVersion": `, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"operations": `, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"operations":[`, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"operations":[{"operationId": `, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings": `, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[`, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[{"code":`, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"summary":{"x":[1,`, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"summary":{"x":-`, "b.json: not a JSON report: unexpected EOF"},
+		{`{"schemaVersion":1,"summary":{"x":tr`, "b.json: not a JSON report: unexpected EOF"},
 		{`[]`, "b.json: not a JSON report: the document is not a JSON object"},
 		{"\x1f\x8b\x08\x00", "b.json: not a JSON report: the document is not a JSON object"},
 		{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations is not a list"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/effectaudit/effectaudit/ndjson"
@@ -25,10 +26,10 @@ type reader struct {
 	r    io.Reader
 	read int // how much the window reads at a time
 	buf  []byte
-	pos int   // the next byte to read
-	lim int   // buf[:lim] holds input
-	off int64 // the input offset of buf[0]
-	eof bool  // r has no more
+	pos  int   // the next byte to read
+	lim  int   // buf[:lim] holds input
+	off  int64 // the input offset of buf[0]
+	eof  bool  // r has no more
 
 	readErr error // a failure to read
 	err     error // the first syntax error or problem found
@@ -46,8 +47,10 @@ func newReader(b *Baseline, r io.Reader, read int) *reader {
 	return &reader{b: b, r: r, read: read, buf: make([]byte, 2*read)}
 }
 
-// more reads more input into the window, keeping buf[pos:lim]; it reports
-// false once the input has ended, or failed, or an error was found.
+// more reads more input into the window, keeping buf[pos:lim], which it
+// may move to the start of the window even when it reads nothing: indexes
+// into the window but pos are stale after it. It reports false once the
+// input has ended, or failed, or an error was found.
 func (d *reader) more() bool {
 	if d.eof || d.err != nil {
 		return false
@@ -82,15 +85,15 @@ func (d *reader) more() bool {
 func (d *reader) ws() {
 	for {
 		buf, i := d.buf[:d.lim], d.pos
-		for i < len(buf) && buf[i] <= ' ' {
-			for i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == spaces {
+		for i < len(buf) {
+			if i+8 <= len(buf) && binary.LittleEndian.Uint64(buf[i:]) == spaces {
 				i += 8
-			}
-			i = ndjson.SkipSpace(buf, i)
-			if i < len(buf) && buf[i] == ' ' {
 				continue
 			}
-			break
+			if c := buf[i]; c != ' ' && c != '\n' && c != '\t' && c != '\r' {
+				break
+			}
+			i++
 		}
 		d.pos = i
 		if d.pos < d.lim || !d.more() {
@@ -109,6 +112,15 @@ func (d *reader) peek() (c byte, ok bool) {
 		return d.buf[d.pos], true
 	}
 	return 0, false
+}
+
+// value returns the next byte after white space, which starts a value;
+// at the end of the input it notes the input cut short.
+func (d *reader) value() (c byte, more bool) {
+	if c, more = d.peek(); !more {
+		d.syntax("looking for a value")
+	}
+	return c, more
 }
 
 // take reads c if it comes next, after white space.
@@ -135,6 +147,8 @@ func (d *reader) syntax(what string) bool {
 	d.ws()
 	if d.pos >= d.lim {
 		return d.fail("%w", io.ErrUnexpectedEOF)
+	}
+	for !utf8.FullRune(d.buf[d.pos:d.lim]) && d.more() { // the whole character, to name it
 	}
 	return d.fail("invalid character %s %s near %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos), what, d.near(d.pos))
 }
@@ -206,13 +220,11 @@ func (d *reader) number() ([]byte, bool) {
 	for {
 		// The window must hold the byte after the number, or the input
 		// must end with it.
-		i := d.pos
-		for i < d.lim && isNumberByte(d.buf[i]) {
-			i++
-		}
+		i := d.numberEnd()
 		if i == d.lim && d.more() {
 			continue
 		}
+		i = d.numberEnd() // more may have slid the window, reading nothing
 		end, err := ndjson.ScanNumber(d.buf[:i], d.pos)
 		if err != nil || end != i {
 			if err != nil && i == d.lim {
@@ -224,6 +236,15 @@ func (d *reader) number() ([]byte, bool) {
 		d.pos = end
 		return text, true
 	}
+}
+
+// numberEnd returns where the bytes a number may hold end, from pos on.
+func (d *reader) numberEnd() int {
+	i := d.pos
+	for i < d.lim && isNumberByte(d.buf[i]) {
+		i++
+	}
+	return i
 }
 
 func isNumberByte(c byte) bool {
@@ -374,7 +395,11 @@ func (d *reader) report() (version int) {
 			if d.null() {
 				return true
 			}
-			if c, _ := d.peek(); c != '-' && (c < '0' || c > '9') {
+			c, more := d.value()
+			if !more {
+				return false
+			}
+			if c != '-' && (c < '0' || c > '9') {
 				return d.fail("schemaVersion is not a number")
 			}
 			text, ok := d.number()
@@ -416,7 +441,11 @@ func (d *reader) operations() bool {
 	if d.null() {
 		return true
 	}
-	if c, _ := d.peek(); c != '[' {
+	c, more := d.value()
+	if !more {
+		return false
+	}
+	if c != '[' {
 		return d.fail("operations is not a list")
 	}
 	return d.array(func() bool {
@@ -426,7 +455,11 @@ func (d *reader) operations() bool {
 		if d.null() {
 			return d.fail("operation %d has no operationId", d.op)
 		}
-		if c, _ := d.peek(); c != '{' {
+		c, more := d.value()
+		if !more {
+			return false
+		}
+		if c != '{' {
 			return d.fail("operation %d is missing or not an object", d.op)
 		}
 		ok := d.object(2, func(name []byte) bool {
@@ -471,7 +504,11 @@ func (d *reader) member(what string) ([]byte, bool) {
 	if d.null() {
 		return nil, true
 	}
-	if c, _ := d.peek(); c != '"' {
+	c, more := d.value()
+	if !more {
+		return nil, false
+	}
+	if c != '"' {
 		return nil, d.fail("operation %d: %s is not a string", d.op, what)
 	}
 	s, ok := d.str()
@@ -489,14 +526,22 @@ func (d *reader) findings(set *nameSet) bool {
 	if d.null() {
 		return true
 	}
-	if c, _ := d.peek(); c != '[' {
+	c, more := d.value()
+	if !more {
+		return false
+	}
+	if c != '[' {
 		return d.fail("operation %d: findings is not a list", d.op)
 	}
 	return d.array(func() bool {
 		if d.null() {
 			return true
 		}
-		if c, _ := d.peek(); c != '{' {
+		c, more := d.value()
+		if !more {
+			return false
+		}
+		if c != '{' {
 			return d.fail("operation %d: a finding is missing or not an object", d.op)
 		}
 		var code nameSet
