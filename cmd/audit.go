@@ -110,8 +110,9 @@ func auditRun(opts *AuditOptions) error {
 		return usageError("%v", err)
 	}
 	var base *baseline.Baseline
+	loaded := func() (*baseline.Baseline, error) { return nil, nil }
 	if opts.Baseline != "" {
-		if base, err = loadBaseline(opts.Baseline); err != nil {
+		if loaded, err = startBaseline(opts.Baseline); err != nil {
 			return err
 		}
 	}
@@ -119,7 +120,8 @@ func auditRun(opts *AuditOptions) error {
 	// Only the JSON report lists the invalid lines.
 	opts.Ledger.listInvalid = opts.Format == "json" || opts.WriteBaseline != ""
 	rep, names, err := readLedgers(s, &opts.Ledger, nil)
-	if err != nil {
+	// A bad baseline is the first error, as if it had been read first.
+	if base, err = firstErr(loaded, err); err != nil {
 		return err
 	}
 	fails := func() bool { return gateFails(rep, opts.FailOn) }
@@ -158,27 +160,52 @@ func auditRun(opts *AuditOptions) error {
 	return nil
 }
 
-// loadBaseline reads the report name, which may be compressed as ledgers
-// may: a report is as large as its ledger, and compresses as well.
-func loadBaseline(name string) (*baseline.Baseline, error) {
+// startBaseline opens the report name, which may be compressed as ledgers
+// may (a report is as large as its ledger, and compresses as well), and
+// reads it while the ledgers are read; loaded waits for it. Reading it
+// allocates next to nothing, so it does not make the garbage collector
+// run more often while the audit grows.
+func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, failure(fmt.Errorf("baseline: %w", err))
 	}
-	defer f.Close()
 	src, err := input.FromReader(name, f, -1)
 	if err != nil {
+		f.Close()
 		if !errors.As(err, new(*fs.PathError)) { // which names the file already
 			err = fmt.Errorf("%s: %w", name, err)
 		}
 		return nil, failure(fmt.Errorf("baseline: %w", err))
 	}
-	defer src.Close()
-	b, err := baseline.Load(name, src)
+	var (
+		b       *baseline.Baseline
+		loadErr error
+		done    = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		defer f.Close()
+		defer src.Close()
+		b, loadErr = baseline.Load(name, src)
+	}()
+	return func() (*baseline.Baseline, error) {
+		<-done
+		if loadErr != nil {
+			return nil, failure(fmt.Errorf("baseline: %w", loadErr))
+		}
+		return b, nil
+	}, nil
+}
+
+// firstErr waits for the baseline and returns it, or its error, or else
+// the ledgers' error.
+func firstErr(loaded func() (*baseline.Baseline, error), ledgerErr error) (*baseline.Baseline, error) {
+	b, err := loaded()
 	if err != nil {
-		return nil, failure(fmt.Errorf("baseline: %w", err))
+		return nil, err
 	}
-	return b, nil
+	return b, ledgerErr
 }
 
 // writeReport writes rep as a JSON report to name, for the next run's
