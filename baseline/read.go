@@ -65,7 +65,11 @@ func (d *reader) more() bool {
 		copy(grown, d.buf[:d.lim])
 		d.buf = grown
 	}
-	for {
+	// The window is filled, not just read into: a token that spans it is
+	// scanned again from its start after each call, so the window must
+	// double, not creep, along a long one.
+	start := d.lim
+	for d.lim < len(d.buf) && !d.eof {
 		n, err := d.r.Read(d.buf[d.lim:])
 		d.lim += n
 		switch {
@@ -74,10 +78,8 @@ func (d *reader) more() bool {
 		case err != nil:
 			d.eof, d.readErr = true, err
 		}
-		if n > 0 || d.eof {
-			return n > 0
-		}
 	}
+	return d.lim > start
 }
 
 // ws skips white space, reading on as needed. A report is indented: runs
