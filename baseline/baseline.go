@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/effectaudit/effectaudit/audit"
 )
@@ -63,7 +64,8 @@ func (b *Baseline) findHashed(id string, h uint64) (int32, bool) {
 }
 
 // add records an operation of the baseline; an id listed twice keeps its
-// first place and its last names, as a map would.
+// first place and its last names, as a map would. id may alias a buffer
+// that changes after the call: what is kept is copied.
 func (b *Baseline) add(id string, set nameSet) {
 	h := maphash.String(b.seed, id)
 	if i, dup := b.findHashed(id, h); dup {
@@ -75,7 +77,7 @@ func (b *Baseline) add(id string, set nameSet) {
 		if b.clash == nil {
 			b.clash = map[string]int32{}
 		}
-		b.clash[id] = i
+		b.clash[strings.Clone(id)] = i // id may alias the reader's buffer
 	} else {
 		b.index[h] = i
 	}

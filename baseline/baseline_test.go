@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -90,53 +91,55 @@ func TestNothingNewPasses(t *testing.T) {
 	}
 }
 
+// loadErrorTests are documents Load refuses, and what its error says.
+var loadErrorTests = []struct{ in, want string }{
+	{`not json`, "b.json: not a JSON report"},
+	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
+	{`{"schemaVersion":1,"operations":[{"label":"healthy"}]}`, "b.json: not a JSON report: operation 1 has no operationId"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a"},{"operationId":null}]}`, "b.json: not a JSON report: operation 2 has no operationId"},
+	{``, "b.json: not a JSON report: the file is empty"},
+	{"{\"schemaVersion\":1,\"operations\":[]} \n\t{}", "b.json: not a JSON report: something follows the report"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[]`, "b.json: not a JSON report: unexpected EOF"},
+	// Cut short where a value should come: not taken for a value of
+	// the wrong type.
+	{`{"schemaVersion": `, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations": `, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[{"operationId": `, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","findings": `, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[{"code":`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"summary":{"x":[1,`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"summary":{"x":-`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"summary":{"x":tr`, "b.json: not a JSON report: unexpected EOF"},
+	{`[]`, "b.json: not a JSON report: the document is not a JSON object"},
+	{"\x1f\x8b\x08\x00", "b.json: not a JSON report: the document is not a JSON object"},
+	{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations is not a list"},
+	{`{"schemaVersion":1,"operations":"all"}`, "b.json: not a JSON report: operations is not a list"},
+	{`{"schemaVersion":1,"operations":[],"operations":[]}`, `b.json: not a JSON report: member "operations" given twice`},
+	{`{"schemaVersion":"1","operations":[]}`, "b.json: not a JSON report: schemaVersion is not a number"},
+	{`{"schemaVersion":1,"operations":[{"operationId":7}]}`, "b.json: not a JSON report: operation 1: operationId is not a string"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a"},7]}`, "b.json: not a JSON report: operation 2 is missing or not an object"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a"},]}`, "b.json: not a JSON report: operation 2 is missing or not an object"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","label":false}]}`, "b.json: not a JSON report: operation 1: label is not a string"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":{}}]}`, "b.json: not a JSON report: operation 1: findings is not a list"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[1]}]}`, "b.json: not a JSON report: operation 1: a finding is missing or not an object"},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[{"code":[]}]}]}`, "b.json: not a JSON report: operation 1: a finding's code is not a string"},
+	// Syntax errors quote what is around them, control characters
+	// escaped, on one line; one at the very end is not a document cut
+	// short.
+	{`{"schemaVersion":1 "operations":[]}`, `b.json: not a JSON report: invalid character '"' after an object member near "ersion\":1 \"operation"`},
+	{`{"schemaVersion":1,"summary":{"x":tru},"operations":[]}`, `b.json: not a JSON report: invalid character '}' in literal true near "\":{\"x\":tru},\"operati"`},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a` + "\x01" + `"}]}`, `b.json: not a JSON report: invalid JSON: control character 0x01 in string near "tionId\":\"a\x01\"}]}"`},
+	{"{\"schemaVersion\":1,\"x\":\"\x1b]0;title\x07\n\",\"operations\":[]}", `invalid JSON: control character 0x1b in string near "n\":1,\"x\":\"\x1b]0;title\a"`},
+	{"{\"schemaVersion\":1,\"operations\":[],}\n", `b.json: not a JSON report: invalid character '}' looking for a member name near "tions\":[],}\n"`},
+	{`{"operations":[]}`, "b.json: schemaVersion 0; want 1"},
+}
+
 func TestLoadErrors(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`not json`, "b.json: not a JSON report"},
-		{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
-		{`{"schemaVersion":1,"operations":[{"label":"healthy"}]}`, "b.json: not a JSON report: operation 1 has no operationId"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a"},{"operationId":null}]}`, "b.json: not a JSON report: operation 2 has no operationId"},
-		{``, "b.json: not a JSON report: the file is empty"},
-		{"{\"schemaVersion\":1,\"operations\":[]} \n\t{}", "b.json: not a JSON report: something follows the report"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[]`, "b.json: not a JSON report: unexpected EOF"},
-		// Cut short where a value should come: not taken for a value of
-		// the wrong type.
-		{`{"schemaVersion": `, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations": `, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[{"operationId": `, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings": `, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[{"code":`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"summary":{"x":[1,`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"summary":{"x":-`, "b.json: not a JSON report: unexpected EOF"},
-		{`{"schemaVersion":1,"summary":{"x":tr`, "b.json: not a JSON report: unexpected EOF"},
-		{`[]`, "b.json: not a JSON report: the document is not a JSON object"},
-		{"\x1f\x8b\x08\x00", "b.json: not a JSON report: the document is not a JSON object"},
-		{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations is not a list"},
-		{`{"schemaVersion":1,"operations":"all"}`, "b.json: not a JSON report: operations is not a list"},
-		{`{"schemaVersion":1,"operations":[],"operations":[]}`, `b.json: not a JSON report: member "operations" given twice`},
-		{`{"schemaVersion":"1","operations":[]}`, "b.json: not a JSON report: schemaVersion is not a number"},
-		{`{"schemaVersion":1,"operations":[{"operationId":7}]}`, "b.json: not a JSON report: operation 1: operationId is not a string"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a"},7]}`, "b.json: not a JSON report: operation 2 is missing or not an object"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a"},]}`, "b.json: not a JSON report: operation 2 is missing or not an object"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","label":false}]}`, "b.json: not a JSON report: operation 1: label is not a string"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":{}}]}`, "b.json: not a JSON report: operation 1: findings is not a list"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[1]}]}`, "b.json: not a JSON report: operation 1: a finding is missing or not an object"},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a","findings":[{"code":[]}]}]}`, "b.json: not a JSON report: operation 1: a finding's code is not a string"},
-		// Syntax errors quote what is around them, control characters
-		// escaped, on one line; one at the very end is not a document cut
-		// short.
-		{`{"schemaVersion":1 "operations":[]}`, `b.json: not a JSON report: invalid character '"' after an object member near "ersion\":1 \"operation"`},
-		{`{"schemaVersion":1,"summary":{"x":tru},"operations":[]}`, `b.json: not a JSON report: invalid character '}' in literal true near "\":{\"x\":tru},\"operati"`},
-		{`{"schemaVersion":1,"operations":[{"operationId":"a` + "\x01" + `"}]}`, `b.json: not a JSON report: invalid JSON: control character 0x01 in string near "tionId\":\"a\x01\"}]}"`},
-		{"{\"schemaVersion\":1,\"x\":\"\x1b]0;title\x07\n\",\"operations\":[]}", `invalid JSON: control character 0x1b in string near "n\":1,\"x\":\"\x1b]0;title\a"`},
-		{"{\"schemaVersion\":1,\"operations\":[],}\n", `b.json: not a JSON report: invalid character '}' looking for a member name near "tions\":[],}\n"`},
-		{`{"operations":[]}`, "b.json: schemaVersion 0; want 1"},
-	}
-	for _, tt := range tests {
+	for _, tt := range loadErrorTests {
 		_, err := Load("b.json", strings.NewReader(tt.in))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Load(%q) error = %v, want %q", tt.in, err, tt.want)
@@ -544,13 +547,58 @@ func idList(b *Baseline) []string {
 	return ids
 }
 
+// TestLoadSplitAnywhere loads every document of TestLoadErrors, and a
+// good one, through windows of 1 to 8 bytes: the window slides at almost
+// every byte, and the result must be the same, error and all (but for the
+// input the error quotes, of which the window may hold less).
+func TestLoadSplitAnywhere(t *testing.T) {
+	docs := []string{before, `{"schemaVersion":1,"x":nulé}`, `{"schemaVersion":1,"x":falsé}`, `{"schemaVersion":1,"x":"é` + "\x01" + `"}`,
+		`{"schemaVersion":1,"operations":[{"operationId":"\u00e9\ud83d\ude00","label":"healthy"}]}`}
+	for _, tt := range loadErrorTests {
+		docs = append(docs, tt.in)
+	}
+	unquoted := func(err error) string { s, _, _ := strings.Cut(fmt.Sprint(err), " near "); return s }
+	for _, doc := range docs {
+		want, wantErr := Load("b.json", strings.NewReader(doc))
+		for window := 1; window <= 8; window++ {
+			got, err := load("b.json", strings.NewReader(doc), window)
+			if unquoted(err) != unquoted(wantErr) {
+				t.Errorf("%q through %d bytes: error %v; read at once: %v", doc, window, err, wantErr)
+				continue
+			}
+			if err == nil && (!slices.Equal(idList(got), idList(want)) || !slices.Equal(got.names, want.names)) {
+				t.Errorf("%q through %d bytes: %v %v; read at once: %v %v", doc, window, idList(got), got.names, idList(want), want.names)
+			}
+		}
+	}
+}
+
+// TestLoadDepth holds the nesting Load takes to encoding/json's limit, and
+// checks that an error quotes a bounded excerpt of the input.
+func TestLoadDepth(t *testing.T) {
+	for _, n := range []int{9999, 10000} {
+		doc := `{"schemaVersion":1,"x":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `,"operations":[]}`
+		_, err := Load("b.json", strings.NewReader(doc))
+		if valid := json.Valid([]byte(doc)); (err == nil) != valid {
+			t.Errorf("%d arrays deep: Load error %v; encoding/json takes it: %v", n, err, valid)
+		}
+	}
+	_, err := Load("b.json", strings.NewReader(`{"schemaVersion":1`+strings.Repeat("\x80", 1<<20)+`}`))
+	if err == nil || len(err.Error()) > 200 {
+		t.Errorf("error of %d bytes: %.300v", len(fmt.Sprint(err)), err)
+	}
+}
+
 // TestHashClash checks that two ids whose hashes collide are both found,
 // each with its own names.
 func TestHashClash(t *testing.T) {
 	b := &Baseline{gates: audit.GateNames(), seed: maphash.MakeSeed(), index: map[uint64]int32{}}
 	b.add("op-a", b.bit("healthy"))
 	b.index[maphash.String(b.seed, "op-b")] = 0 // op-a holds op-b's hash, as in a collision
-	b.add("op-b", b.bit("duplicate"))
+	// As the reader does, add ids from a buffer that is then reused.
+	buf := []byte("op-b")
+	b.add(unsafe.String(unsafe.SliceData(buf), len(buf)), b.bit("duplicate"))
+	copy(buf, "op-z")
 	if _, ok := b.clash["op-b"]; !ok {
 		t.Fatal("op-b is not among the clashes")
 	}

@@ -159,10 +159,12 @@ func (d *reader) syntax(what string) bool {
 // on one line and cannot write control characters to a terminal.
 func (d *reader) near(i int) string {
 	start, end := max(0, i-10), min(d.lim, i+10)
-	for start > 0 && start < d.lim && d.buf[start]&0xc0 == 0x80 {
-		start-- // not in the middle of a character
+	// Not in the middle of a character, which takes at most 3 bytes after
+	// its first.
+	for k := 0; k < utf8.UTFMax-1 && start > 0 && start < d.lim && d.buf[start]&0xc0 == 0x80; k++ {
+		start--
 	}
-	for end < d.lim && d.buf[end]&0xc0 == 0x80 {
+	for k := 0; k < utf8.UTFMax-1 && end < d.lim && d.buf[end]&0xc0 == 0x80; k++ {
 		end++
 	}
 	return strconv.QuoteToGraphic(string(d.buf[start:end]))
@@ -267,6 +269,8 @@ func (d *reader) literal(word string) bool {
 			return d.fail("%w", io.ErrUnexpectedEOF)
 		}
 		if d.buf[d.pos+k] != word[k] {
+			for !utf8.FullRune(d.buf[d.pos+k:d.lim]) && d.more() { // the whole character, to name it
+			}
 			return d.fail("invalid character %s in literal %s near %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos+k), word, d.near(d.pos+k))
 		}
 	}
@@ -287,7 +291,7 @@ func (d *reader) skip(depth int) bool {
 	switch {
 	case !ok:
 		return d.syntax("looking for a value")
-	case depth > maxDepth:
+	case (c == '{' || c == '[') && depth+1 > maxDepth: // depth values enclose this one
 		return d.fail("values nested more than %d deep near %s", maxDepth, d.near(d.pos))
 	case c == '"':
 		_, ok := d.str()

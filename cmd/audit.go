@@ -115,6 +115,13 @@ func auditRun(opts *AuditOptions) error {
 		if loaded, err = startBaseline(opts.Baseline); err != nil {
 			return err
 		}
+		if !opts.Ledger.finite() {
+			// A stream may not end for long: a bad baseline must not
+			// wait for it to be reported.
+			if base, err = loaded(); err != nil {
+				return err
+			}
+		}
 	}
 	defer tuneGC(s)()
 	// Only the JSON report lists the invalid lines.
@@ -162,7 +169,8 @@ func auditRun(opts *AuditOptions) error {
 
 // startBaseline opens the report name, which may be compressed as ledgers
 // may (a report is as large as its ledger, and compresses as well), and
-// reads it while the ledgers are read; loaded waits for it. Reading it
+// reads it, while the ledgers are read if they are files; loaded waits for
+// it, and may be called more than once. Reading it
 // allocates next to nothing, so it does not make the garbage collector
 // run more often while the audit grows.
 func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err error) {
@@ -196,6 +204,21 @@ func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err 
 		}
 		return b, nil
 	}, nil
+}
+
+// finite reports whether every ledger input is the built-in fixture or a
+// regular file, which reading cannot wait on: a baseline is read beside
+// such inputs, and its error, if any, reported soon after they are read.
+func (o *LedgerOptions) finite() bool {
+	if o.Example {
+		return true
+	}
+	for _, name := range o.Files {
+		if st, err := os.Stat(name); name == input.Stdin || err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return len(o.Files) > 0 // none is standard input
 }
 
 // firstErr waits for the baseline and returns it, or its error, or else

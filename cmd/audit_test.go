@@ -5,11 +5,13 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -325,5 +327,29 @@ func TestBaselineAtScale(t *testing.T) {
 		if !strings.Contains(want["json"], status) {
 			t.Errorf("no operation marked %s", status)
 		}
+	}
+}
+
+// TestBadBaselineBeforeStream checks that a bad baseline is reported at once
+// when the ledger is a stream, which may not end for long (kubectl logs -f):
+// a baseline is read beside files only.
+func TestBadBaselineBeforeStream(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "base.json")
+	if err := os.WriteFile(base, []byte(`{"operations": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stream, writer := io.Pipe() // nothing is ever written to it
+	defer writer.Close()
+	streams, _, stderr := TestStreams("")
+	streams.In = stream
+	exit := make(chan int, 1)
+	go func() { exit <- Main(streams, "audit", "--baseline", base) }()
+	select {
+	case code := <-exit:
+		if want := "baseline: " + base + ": not a JSON report: unexpected EOF"; code != ExitError || !strings.Contains(stderr.String(), want) {
+			t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitError, want)
+		}
+	case <-time.After(time.Minute): // a hang, not a slow run
+		t.Fatal("the bad baseline is not reported while the ledger stream is open")
 	}
 }
