@@ -114,6 +114,7 @@ var loadErrorTests = []struct{ in, want string }{
 	{`{"schemaVersion":1,"summary":{"x":[1,`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"summary":{"x":-`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"summary":{"x":tr`, "b.json: not a JSON report: unexpected EOF"},
+	{`{"schemaVersion":1,"summary":{"x":01`, `b.json: not a JSON report: invalid number "01"`},
 	{`[]`, "b.json: not a JSON report: the document is not a JSON object"},
 	{"\x1f\x8b\x08\x00", "b.json: not a JSON report: the document is not a JSON object"},
 	{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations is not a list"},

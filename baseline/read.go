@@ -231,8 +231,9 @@ func (d *reader) number() ([]byte, bool) {
 		i = d.numberEnd() // more may have slid the window, reading nothing
 		end, err := ndjson.ScanNumber(d.buf[:i], d.pos)
 		if err != nil || end != i {
-			if err != nil && i == d.lim {
-				return nil, d.fail("%w", io.ErrUnexpectedEOF) // cut short
+			var pe *ndjson.ParseError
+			if i == d.lim && errors.As(err, &pe) && pe.Column > i { // it found the end, not a fault
+				return nil, d.fail("%w", io.ErrUnexpectedEOF)
 			}
 			return nil, d.fail("invalid number %s near %s", strconv.QuoteToGraphic(string(d.buf[d.pos:i])), d.near(d.pos))
 		}
