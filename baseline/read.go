@@ -286,7 +286,8 @@ func (d *reader) null() bool {
 	return d.literal("null")
 }
 
-// skip reads a value of any kind.
+// skip reads a value of any kind, which depth values (objects and arrays)
+// enclose.
 func (d *reader) skip(depth int) bool {
 	c, ok := d.peek()
 	switch {
@@ -298,7 +299,7 @@ func (d *reader) skip(depth int) bool {
 		_, ok := d.str()
 		return ok
 	case c == '{':
-		return d.object(depth, func(name []byte) bool { return d.skip(depth + 1) })
+		return d.object(func([]byte) bool { return d.skip(depth + 1) })
 	case c == '[':
 		return d.array(func() bool { return d.skip(depth + 1) })
 	case c == '-' || '0' <= c && c <= '9':
@@ -318,7 +319,7 @@ func (d *reader) skip(depth int) bool {
 // member's name, unescaped, and the value next, which member must read. The
 // name holds only until the value is read: a nested object's names take
 // its place.
-func (d *reader) object(depth int, member func(name []byte) bool) bool {
+func (d *reader) object(member func(name []byte) bool) bool {
 	if !d.take('{') {
 		return d.syntax("looking for an object")
 	}
@@ -392,7 +393,7 @@ func (d *reader) report() (version int) {
 		return 0
 	}
 	var seenVersion, seenOperations bool
-	d.object(0, func(name []byte) bool {
+	d.object(func(name []byte) bool {
 		switch string(name) {
 		case "schemaVersion":
 			if seenVersion {
@@ -469,7 +470,7 @@ func (d *reader) operations() bool {
 		if c != '{' {
 			return d.fail("operation %d is missing or not an object", d.op)
 		}
-		ok := d.object(2, func(name []byte) bool {
+		ok := d.object(func(name []byte) bool {
 			switch string(name) {
 			case "operationId":
 				s, ok := d.member("operationId")
@@ -552,7 +553,7 @@ func (d *reader) findings(set *nameSet) bool {
 			return d.fail("operation %d: a finding is missing or not an object", d.op)
 		}
 		var code nameSet
-		ok := d.object(4, func(name []byte) bool {
+		ok := d.object(func(name []byte) bool {
 			if string(name) != "code" {
 				return d.skip(5)
 			}
