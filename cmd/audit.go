@@ -169,10 +169,10 @@ func auditRun(opts *AuditOptions) error {
 
 // startBaseline opens the report name, which may be compressed as ledgers
 // may (a report is as large as its ledger, and compresses as well), and
-// reads it, while the ledgers are read if they are files; loaded waits for
-// it, and may be called more than once. Reading it
-// allocates next to nothing, so it does not make the garbage collector
-// run more often while the audit grows.
+// starts reading it, so that it is read while ledger files are; loaded
+// waits for it, and may be called more than once. Reading it allocates
+// next to nothing, so it does not make the garbage collector run more
+// often while the audit grows.
 func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -204,21 +204,6 @@ func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err 
 		}
 		return b, nil
 	}, nil
-}
-
-// finite reports whether every ledger input is the built-in fixture or a
-// regular file, which reading cannot wait on: a baseline is read beside
-// such inputs, and its error, if any, reported soon after they are read.
-func (o *LedgerOptions) finite() bool {
-	if o.Example {
-		return true
-	}
-	for _, name := range o.Files {
-		if st, err := os.Stat(name); name == input.Stdin || err != nil || !st.Mode().IsRegular() {
-			return false
-		}
-	}
-	return len(o.Files) > 0 // none is standard input
 }
 
 // firstErr waits for the baseline and returns it, or its error, or else

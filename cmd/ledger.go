@@ -68,6 +68,21 @@ func (o *LedgerOptions) complete(files []string) error {
 	return nil
 }
 
+// finite reports whether every ledger input is the built-in fixture or a
+// regular file, which reading cannot wait on: a baseline is read beside
+// such inputs, and its error, if any, reported soon after they are read.
+func (o *LedgerOptions) finite() bool {
+	if o.Example {
+		return true
+	}
+	for _, name := range o.Files {
+		if st, err := os.Stat(name); name == input.Stdin || err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return len(o.Files) > 0 // none is standard input
+}
+
 // readLedgers audits the inputs of o and returns the report and the input
 // names as reports show them. record, if set, sees every valid record (see
 // ingest.Options.Record). In strict mode, invalid records end the run here
