@@ -126,9 +126,15 @@ func auditRun(opts *AuditOptions) error {
 	defer tuneGC(s)()
 	// Only the JSON report lists the invalid lines.
 	opts.Ledger.listInvalid = opts.Format == "json" || opts.WriteBaseline != ""
+	opts.Ledger.read = func() error {
+		_, err := loaded()
+		return err
+	}
 	rep, names, err := readLedgers(s, &opts.Ledger, nil)
-	// A bad baseline is the first error, as if it had been read first.
-	if base, err = firstErr(loaded, err); err != nil {
+	// A bad baseline is the error, as if it had been read first: before
+	// the invalid lines of a strict run are listed, and before an input
+	// that could not be read.
+	if base, err = awaitBaseline(loaded, err); err != nil {
 		return err
 	}
 	fails := func() bool { return gateFails(rep, opts.FailOn) }
@@ -206,9 +212,9 @@ func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err 
 	}, nil
 }
 
-// firstErr waits for the baseline and returns it, or its error, or else
-// the ledgers' error.
-func firstErr(loaded func() (*baseline.Baseline, error), ledgerErr error) (*baseline.Baseline, error) {
+// awaitBaseline waits for the baseline and returns it, or its error, or
+// else the ledgers' error.
+func awaitBaseline(loaded func() (*baseline.Baseline, error), ledgerErr error) (*baseline.Baseline, error) {
 	b, err := loaded()
 	if err != nil {
 		return nil, err

@@ -41,6 +41,10 @@ type LedgerOptions struct {
 	maxLine     sizeFlag
 	inputFormat *enumFlag
 	listInvalid bool // with SkipInvalid: the output lists every invalid line, so keep them
+	// read, if set, is called once the inputs are read, before anything is
+	// said of them: an error it returns is the run's. The baseline, read
+	// beside the inputs, is awaited there.
+	read func() error
 }
 
 func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
@@ -70,7 +74,8 @@ func (o *LedgerOptions) complete(files []string) error {
 
 // finite reports whether every ledger input is the built-in fixture or a
 // regular file, which reading cannot wait on: a baseline is read beside
-// such inputs, and its error, if any, reported soon after they are read.
+// such inputs, and its error, if any, reported soon after they are read
+// (any rejects are written all the same).
 func (o *LedgerOptions) finite() bool {
 	if o.Example {
 		return true
@@ -148,6 +153,11 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 			if err := readInput(s, o, pipe, recordMarks(fields), name, display, i); err != nil {
 				return nil, nil, failure(err)
 			}
+		}
+	}
+	if o.read != nil {
+		if err := o.read(); err != nil {
+			return nil, nil, err
 		}
 	}
 	rep = pipe.Report()

@@ -3,8 +3,8 @@ package ndjson
 // ScanString validates the JSON string literal whose opening quote is at
 // line[i], as Parse does, for decoders of their own that want its rules:
 // it returns the index just past the closing quote and whether the literal
-// holds an escape, or a *ParseError whose Column counts in line. The
-// literal must be valid UTF-8.
+// holds an escape, or a *ParseError whose Column counts in line. Invalid
+// UTF-8 in the literal is an error, as in Parse.
 func ScanString(line []byte, i int) (end int, escaped bool, err error) {
 	return scanString(line, i)
 }

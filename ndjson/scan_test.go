@@ -9,20 +9,22 @@ func TestScanners(t *testing.T) {
 		`""`, `"abc"`, `"a\"b"`, `"\u00e9\ud800"`, `"é"`, `"\x"`, `"\u12"`, "\"a\tb\"", `"abc`, "\"\xff\"",
 		`0`, `-0`, `1.5`, `-2e+10`, `1E-2`, `01`, `1.`, `1e`, `-`, `.5`, `1.5e3`,
 	} {
-		var p Parser
-		_, parseErr := p.Parse([]byte(`{"v":` + value + `}`))
-		want := parseErr == nil
-		line := []byte(value)
-		var end int
-		var err error
-		if value[0] == '"' {
-			end, _, err = ScanString(line, 0)
-		} else {
-			end, err = ScanNumber(line, 0)
-		}
-		if got := err == nil && end == len(line); got != want {
-			t.Errorf("%s: scanned whole %v; Parse took it: %v", value, got, want)
-		}
+		t.Run(value, func(t *testing.T) {
+			var p Parser
+			_, parseErr := p.Parse([]byte(`{"v":` + value + `}`))
+			want := parseErr == nil
+			line := []byte(value)
+			var end int
+			var err error
+			if value[0] == '"' {
+				end, _, err = ScanString(line, 0)
+			} else {
+				end, err = ScanNumber(line, 0)
+			}
+			if got := err == nil && end == len(line); got != want {
+				t.Errorf("%s: scanned whole %v; Parse took it: %v", value, got, want)
+			}
+		})
 	}
 	if got := SkipSpace([]byte(" \t\r\n x"), 0); got != 5 {
 		t.Errorf("SkipSpace stopped at %d; want 5", got)

@@ -44,9 +44,9 @@ type plainDecoder struct {
 }
 
 // decode fills req from line as json.Unmarshal would, and reports whether
-// it could; when it could not, req holds anything. The line must be valid
-// UTF-8, as Convert checks first: json.Unmarshal would replace what is not
-// in the strings it decodes, and decode does not look.
+// it could; when it could not, req holds anything. Convert checks that the
+// line is valid UTF-8 first, which json.Unmarshal does not require; decode
+// gives up on a string that is not, as the strict scanner refuses it.
 func (d *plainDecoder) decode(line []byte, req *request) bool {
 	d.data, d.i, d.ok = line, 0, true
 	reuse(&d.resources)

@@ -319,6 +319,9 @@ func TestPlainLetsGoOfLargeLines(t *testing.T) {
 	if !checkPlain(t, &d, large) {
 		t.Fatal("plain decoder gave up on the large line")
 	}
+	if held := cap(d.kvs) * int(unsafe.Sizeof(keyValue{})); held <= maxSlabBytes {
+		t.Fatalf("the large line's attributes take %d bytes, not more than %d: the test tests nothing", held, maxSlabBytes)
+	}
 	if !checkPlain(t, &d, []byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{}]}]}]}`)) {
 		t.Fatal("plain decoder gave up on the small line")
 	}
@@ -432,12 +435,14 @@ func asSpanError(err error, se **SpanError) bool {
 // TestUnquote holds unquote to json.Unmarshal on JSON values of every kind.
 func TestUnquote(t *testing.T) {
 	for _, raw := range []string{`"abc"`, `""`, `"é😀"`, `"a\"b"`, `"\u0041"`, `"\ud800"`, `"a\\"`, `17`, `null`, `[]`, `{}`, `true`, `" 1 "`} {
-		got, gotOK := unquote(json.RawMessage(raw))
-		var want string
-		wantOK := json.Unmarshal([]byte(raw), &want) == nil
-		if got != want || gotOK != wantOK {
-			t.Errorf("unquote(%s) = %q, %v; json.Unmarshal: %q, %v", raw, got, gotOK, want, wantOK)
-		}
+		t.Run(raw, func(t *testing.T) {
+			got, gotOK := unquote(json.RawMessage(raw))
+			var want string
+			wantOK := json.Unmarshal([]byte(raw), &want) == nil
+			if got != want || gotOK != wantOK {
+				t.Errorf("unquote(%s) = %q, %v; json.Unmarshal: %q, %v", raw, got, gotOK, want, wantOK)
+			}
+		})
 	}
 }
 
