@@ -189,14 +189,19 @@ func (r *Report) Operations(fn func(*Operation) error) error {
 		}
 		return nil
 	}
-	return r.view.batches(nil, false, r.Annotate, func(b *batch) error {
+	return r.view.batches(nil, false, r.Annotate, each(fn))
+}
+
+// each returns what hands a batch's operations to fn, one at a time.
+func each(fn func(*Operation) error) func(*batch) error {
+	return func(b *batch) error {
 		for i := range b.ops {
 			if err := fn(&b.ops[i]); err != nil {
 				return err
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // Briefs is Operations for callers that need no words: the operations it
@@ -208,14 +213,7 @@ func (r *Report) Briefs(fn func(*Operation) error) error {
 	if r.view == nil {
 		return r.Operations(fn)
 	}
-	return r.view.batches(nil, true, r.Annotate, func(b *batch) error {
-		for i := range b.ops {
-			if err := fn(&b.ops[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return r.view.batches(nil, true, r.Annotate, each(fn))
 }
 
 // An Encoder appends the encoding of one operation to dst. Each goroutine

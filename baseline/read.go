@@ -204,19 +204,6 @@ func (d *reader) str() ([]byte, bool) {
 	}
 }
 
-// clip quotes the first few bytes of b, escaped, for a message.
-func clip(b []byte) string {
-	const most = 20
-	if len(b) <= most {
-		return strconv.QuoteToGraphic(string(b))
-	}
-	cut := most
-	for cut > 0 && !utf8.RuneStart(b[cut]) {
-		cut--
-	}
-	return strconv.QuoteToGraphic(string(b[:cut])) + "…"
-}
-
 // quoteEnds reports whether the string literal that lit starts holds its
 // closing quote: if not, the window holds only a part of it.
 func quoteEnds(lit []byte) bool {
@@ -249,7 +236,7 @@ func (d *reader) number() ([]byte, bool) {
 			if i == d.lim && errors.As(err, &pe) && pe.Column > i { // it found the end, not a fault
 				return nil, d.fail("%w", io.ErrUnexpectedEOF)
 			}
-			return nil, d.fail("invalid number %s near %s", clip(d.buf[d.pos:i]), d.near(d.pos))
+			return nil, d.fail("invalid number %s near %s", ndjson.QuoteShort(d.buf[d.pos:i], 20), d.near(d.pos))
 		}
 		text := d.buf[d.pos:end]
 		d.pos = end
@@ -430,7 +417,7 @@ func (d *reader) report() (version int) {
 			}
 			v, err := strconv.Atoi(string(text))
 			if err != nil {
-				return d.fail("schemaVersion %s; want %d", clip(text), audit.SchemaVersion)
+				return d.fail("schemaVersion %s; want %d", ndjson.QuoteShort(text, 20), audit.SchemaVersion)
 			}
 			version = v
 			return true

@@ -809,14 +809,4 @@ func describeChar(line []byte, i int) string {
 }
 
 // quoteName quotes a member name for a message, shortened if long.
-func quoteName(name []byte) string {
-	const max = 64
-	if len(name) <= max {
-		return strconv.Quote(string(name))
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return strconv.Quote(string(name[:cut])) + "…"
-}
+func quoteName(name []byte) string { return QuoteShort(name, 64) }

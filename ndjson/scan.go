@@ -1,5 +1,10 @@
 package ndjson
 
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
 // ScanString validates the JSON string literal whose opening quote is at
 // line[i], as Parse does, for decoders of their own that want its rules:
 // it returns the index just past the closing quote and whether the literal
@@ -24,3 +29,16 @@ func SkipSpace(line []byte, i int) int { return skipSpace(line, i) }
 // DescribeChar names the character at line[i] for a message, in a form
 // that cannot disturb a terminal.
 func DescribeChar(line []byte, i int) string { return describeChar(line, i) }
+
+// QuoteShort quotes b for a message, escaped, cut to its first max bytes
+// (whole characters) and an ellipsis if it is longer.
+func QuoteShort(b []byte, max int) string {
+	if len(b) <= max {
+		return strconv.Quote(string(b))
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(b[:cut])) + "…"
+}
