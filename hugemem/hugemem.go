@@ -21,15 +21,25 @@ import (
 // hugePage is the size of a huge page on the platforms that have them.
 const hugePage = 2 << 20
 
+// adviseFrom is the smallest block Bytes advises for huge pages.
+const adviseFrom = 64 << 10
+
 // Bytes returns n zero bytes, advised for huge pages where the platform has
 // them. The advice covers every huge page the block touches, its
 // neighbours' share of the first and the last too: advising only the pages
 // wholly inside left a quarter of a large audit's state in small pages,
 // 4 MiB string blocks for one, and took 5 to 10% longer. The advice does not
 // change what any memory holds, so a neighbour loses nothing by it.
+//
+// Blocks from adviseFrom up are advised, not only those of a huge page or
+// more: the huge page a smaller block lies in is then advised before most
+// of it is touched, and the blocks and buffers allocated after it fill it.
+// On the virtual machine the README measures on, a fault on a small page costs about
+// 14 µs, as much as parsing 50 KB of ledger, and a 1M-record audit took
+// 14,500 of them.
 func Bytes(n int) []byte {
 	b := make([]byte, n)
-	if n >= hugePage {
+	if n >= adviseFrom {
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		adviseRange(start&^(hugePage-1), (start+uintptr(n)+hugePage-1)&^(hugePage-1))
 	}

@@ -10,11 +10,12 @@ import (
 )
 
 // TestBytesAdvisedWhole checks, in /proc/self/smaps, that every byte of a
-// large block lies in memory advised for huge pages (VmFlags "hg"), its
-// first and last bytes included, wherever the heap put it.
+// block of adviseFrom bytes or more lies in memory advised for huge pages
+// (VmFlags "hg"), its first and last bytes included, wherever the heap put
+// it.
 func TestBytesAdvisedWhole(t *testing.T) {
 	needHugePages(t)
-	for _, n := range []int{hugePage, 3*hugePage + 12345, 5 * hugePage} {
+	for _, n := range []int{adviseFrom, 3*adviseFrom + 123, hugePage, 3*hugePage + 12345, 5 * hugePage} {
 		b := Bytes(n)
 		start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		for _, addr := range []uintptr{start, start + uintptr(n)/2, start + uintptr(n) - 1} {

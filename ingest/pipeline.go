@@ -12,6 +12,7 @@ import (
 
 	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/fieldmap"
+	"github.com/effectaudit/effectaudit/hugemem"
 	"github.com/effectaudit/effectaudit/ndjson"
 	"github.com/effectaudit/effectaudit/otlp"
 )
@@ -152,7 +153,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 	nbuf := 2*p.opts.Workers + feedDepth*len(p.shards) + 2
 	pool := make(chan []byte, nbuf)
 	for range nbuf {
-		pool <- make([]byte, 0, p.opts.ChunkSize)
+		pool <- hugemem.Bytes(p.opts.ChunkSize)[:0]
 	}
 	var (
 		stop     = make(chan struct{})
