@@ -10,9 +10,14 @@ import (
 // Main runs the command line args against streams and returns the exit
 // status. It is all main does.
 func Main(streams *Streams, args ...string) int {
-	root := NewCmdRoot(streams)
+	prof := &cpuProfile{}
+	root := newRoot(streams, prof)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	// Stopped here, not after the command, which a failing run skips.
+	if perr := prof.stop(); err == nil {
+		err = perr
+	}
 	path := "effectaudit"
 	if cmd != nil {
 		path = cmd.CommandPath()
@@ -21,7 +26,11 @@ func Main(streams *Streams, args ...string) int {
 }
 
 // NewCmdRoot builds the command tree.
-func NewCmdRoot(streams *Streams) *cobra.Command {
+func NewCmdRoot(streams *Streams) *cobra.Command { return newRoot(streams, &cpuProfile{}) }
+
+// newRoot builds the command tree, with the hidden --cpuprofile flag
+// starting prof; the caller stops it.
+func newRoot(streams *Streams, prof *cpuProfile) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "effectaudit",
 		Short: "Audit effect ledgers: did each operation produce at most one effect?",
@@ -40,7 +49,10 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 			}
 			return c.Help()
 		},
+		PersistentPreRunE: func(*cobra.Command, []string) error { return prof.start() },
 	}
+	root.PersistentFlags().StringVar(&prof.path, "cpuprofile", "", "write a CPU profile of the run to `FILE` (for bench/pgo.sh)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
