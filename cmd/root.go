@@ -14,7 +14,8 @@ func Main(streams *Streams, args ...string) int {
 	root := newRoot(streams, prof)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	// Stopped here, not after the command, which a failing run skips.
+	// Stopped here rather than in a PersistentPostRunE, which cobra skips
+	// when the command fails.
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}
