@@ -157,18 +157,24 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 		}
 		*dst = s
 	}
+	return r, r.finish(typ)
+}
+
+// finish sets r's Type from typ, the "type" member's string, and checks the
+// members that depend on it and on each other.
+func (r *Record) finish(typ string) error {
 	switch typ {
 	case "attempt":
 		r.Type = Attempt
 	case "effect":
 		r.Type = Effect
 	case "":
-		return r, &FieldError{"type", `missing; want "attempt" or "effect"`}
+		return &FieldError{"type", `missing; want "attempt" or "effect"`}
 	default:
-		return r, &FieldError{"type", fmt.Sprintf(`%q; want "attempt" or "effect"`, typ)}
+		return &FieldError{"type", fmt.Sprintf(`%q; want "attempt" or "effect"`, typ)}
 	}
 	if r.OperationID == "" {
-		return r, &FieldError{"operationId", "missing or empty"}
+		return &FieldError{"operationId", "missing or empty"}
 	}
 	if r.Type == Effect {
 		switch r.Result {
@@ -176,13 +182,13 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 			r.Result = "present"
 		case "present", "absent":
 		default:
-			return r, &FieldError{"result", fmt.Sprintf(`%q on an effect; want "present" or "absent"`, r.Result)}
+			return &FieldError{"result", fmt.Sprintf(`%q on an effect; want "present" or "absent"`, r.Result)}
 		}
 		if r.Result == "present" && r.EffectRef == "" {
-			return r, &FieldError{"effectRef", "missing or empty on a present effect"}
+			return &FieldError{"effectRef", "missing or empty on a present effect"}
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // Reset lets the Decoder reuse its scratch buffer: strings of records

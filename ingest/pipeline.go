@@ -374,6 +374,14 @@ func (w *worker) decode(ch *chunk) *decoded {
 
 // record parses and decodes one line into its shard's batch.
 func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndjson.ParseError {
+	pos := audit.Position{Input: w.input, Line: line}
+	if w.otlp == nil && w.fields == nil {
+		if rec, ok := audit.DecodeLine(content, pos); ok {
+			w.route(d, rec)
+			d.records++
+			return nil
+		}
+	}
 	members, err := w.parser.Parse(content)
 	if err != nil {
 		var pe *ndjson.ParseError
@@ -383,7 +391,6 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 		pe.Line, pe.Offset = line, offset
 		return pe
 	}
-	pos := audit.Position{Input: w.input, Line: line}
 	if w.otlp != nil {
 		// A converted record aliases the converter's buffers until the next
 		// line; batches outlive that.
