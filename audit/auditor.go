@@ -46,6 +46,7 @@ type Auditor struct {
 	extras   chunks[extra]          // what few operations have; see operation.extra
 	totals   map[int32]pairTotal    // by binding, set by Merge; see total
 	totaled  []uint64               // bitmap by binding: which have totals
+	notes    arena                  // text Merge works out: pairTotal.listed
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
 	wide     map[sref]*wideTimes    // by operation id; see times.go
 	far      map[sref]*farTimes     // likewise
@@ -116,7 +117,9 @@ type binding struct {
 // distinct hashes and the operations that carry it.
 type pairTotal struct {
 	hashes, ops int32
-	conflict    *conflictInfo // when hashes >= 2
+	// When hashes >= 2, what a key-conflict reason lists of them, in notes:
+	// worked out once per pair rather than once per operation carrying it.
+	listed sref
 }
 
 // total returns the pair total of binding bi. Merge keeps totals only for
@@ -130,13 +133,6 @@ func (a *Auditor) total(bi int32) pairTotal {
 	}
 	b := a.pairAt(bi)
 	return pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
-}
-
-// conflictInfo is what a key-conflict reason says about a pair, worked out
-// once per pair rather than once per operation that carries it.
-type conflictInfo struct {
-	hashes string // the first few hashes in sorted order
-	n, ops int
 }
 
 // scope and key split a binding's joined pair.

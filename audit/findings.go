@@ -119,7 +119,9 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 		}
 		if total := a.total(p.bind); total.ops >= 2 && total.hashes == 1 {
 			f.raise(fSharedKey, func(t *text) {
-				t.s("key ", a.describeKey(a.pairAt(p.bind)), " is carried by ")
+				t.s("key ")
+				t.keyOf(a, a.pairAt(p.bind))
+				t.s(" is carried by ")
 				t.n(int(total.ops))
 				t.s(" operations under one payload hash: one intent split into several identities")
 			})
@@ -174,7 +176,9 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 					if span == math.MaxInt64 {
 						length = "292 years or more"
 					}
-					t.s("attempts under key ", a.describeKey(b), " span ", length, " (")
+					t.s("attempts under key ")
+					t.keyOf(a, b)
+					t.s(" span ", length, " (")
 					t.instant(first)
 					t.s(" to ")
 					t.instant(last)
@@ -247,23 +251,24 @@ func (r *raised) raise(c findingCode, message func(t *text)) {
 
 // pairTotals unites the bindings of b's key pair across the parts (b is
 // part a's): its distinct hashes and how many operations carry it. others
-// are the other parts, and th the tableHash of the pair in each. When no
-// other part has the pair, shared is false and nothing is united: b's own
-// counts are the totals.
-func pairTotals(a *Auditor, b *binding, others []*Auditor, th []uint32) (hashes []string, ops int, shared bool) {
+// are the other parts, and th the tableHash of the pair in each; the hashes
+// are appended to hashes. When no other part has the pair, shared is false
+// and nothing is united: b's own counts are the totals.
+func pairTotals(a *Auditor, b *binding, others []*Auditor, th []uint32, hashes []string) (_ []string, ops int, shared bool) {
 	type found struct {
 		part *Auditor
 		b    *binding
 	}
 	joined := a.st.str(b.joined)
-	all := []found{{a, b}}
+	var buf [4]found
+	all := append(buf[:0], found{a, b})
 	for k, p := range others {
 		if i, ok := p.findBinding(th[k], joined); ok {
 			all = append(all, found{p, p.pairAt(i)})
 		}
 	}
 	if len(all) == 1 {
-		return nil, 0, false
+		return hashes, 0, false
 	}
 	var seen distinct
 	for _, f := range all {
@@ -399,11 +404,12 @@ func (v *view) findSharedEffects() map[opRef]sharedWith {
 	return shared
 }
 
-func (a *Auditor) describeKey(b *binding) string {
+// keyOf appends binding b's key, and its scope if it has one.
+func (t *text) keyOf(a *Auditor, b *binding) {
+	t.s(a.key(b))
 	if s := a.scope(b); s != "" {
-		return a.key(b) + " (scope " + s + ")"
+		t.s(" (scope ", s, ")")
 	}
-	return a.key(b)
 }
 
 // carry agrees the verb with a count of records.

@@ -127,10 +127,10 @@ func TestCompactHash(t *testing.T) {
 	}
 }
 
-// TestSortedNamed checks that sorting compact hashes and expanding only the
-// named ones lists what sorting every expanded hash lists, for sets of
-// compact hashes and for sets that mix in other forms.
-func TestSortedNamed(t *testing.T) {
+// TestSortHashes checks that sorting compact hashes and expanding only the
+// ones a list names lists what sorting every expanded hash lists, for sets
+// of compact hashes and for sets that mix in other forms.
+func TestSortHashes(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var buf [33]byte
 	for range 2000 {
@@ -152,8 +152,12 @@ func TestSortedNamed(t *testing.T) {
 			want[i] = expandHash(want[i])
 		}
 		slices.Sort(want)
-		if got := list(sortedNamed(slices.Clone(hs))); got != list(want) {
-			t.Fatalf("sortedNamed(%q) lists %q, want %q", hs, got, list(want))
+		var got text
+		got.hashList(sortHashes(slices.Clone(hs)))
+		var wantList text
+		wantList.list(want)
+		if string(got.b) != string(wantList.b) {
+			t.Fatalf("sortHashes(%q) lists %q, want %q", hs, got.b, wantList.b)
 		}
 	}
 }

@@ -185,4 +185,3 @@ func BenchmarkDecodeLine(b *testing.B) {
 		}
 	})
 }
-

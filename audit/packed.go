@@ -130,18 +130,10 @@ func expandHashes(hs []string) []string {
 	return hs
 }
 
-// expandNamed expands the hashes a list names, its first few, and leaves
-// the rest, which a list only counts.
-func expandNamed(hs []string) []string {
-	expandHashes(hs[:min(len(hs), listNamed)])
-	return hs
-}
-
-// sortedNamed sorts hashes as their expansions sort, and expands the ones
-// a list names. Compact hashes sort among themselves as their lower-case
-// hex does, so when all are compact, as they mostly are, the rest are never
-// expanded.
-func sortedNamed(hs []string) []string {
+// sortHashes sorts hashes as their expansions sort. Compact hashes sort
+// among themselves as their lower-case hex does, so when all are compact,
+// as they mostly are, none is expanded.
+func sortHashes(hs []string) []string {
 	for _, h := range hs {
 		if len(h) != 33 || h[0] != compactMarker {
 			slices.Sort(expandHashes(hs))
@@ -149,7 +141,7 @@ func sortedNamed(hs []string) []string {
 		}
 	}
 	slices.Sort(hs)
-	return expandNamed(hs)
+	return hs
 }
 
 // hexValue maps a lower-case hex digit to its value and any other byte to

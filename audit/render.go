@@ -17,7 +17,8 @@ import (
 
 // text is a batch's buffer of rendered strings.
 type text struct {
-	b []byte
+	b    []byte
+	strs []string // scratch for the lists a reason names
 
 	// The date of the last instant written in full, "2006-01-02T": operations
 	// come in order of first appearance, so a batch's instants mostly share a
@@ -95,15 +96,26 @@ func (t *text) instant(i Instant) {
 // list appends values joined, naming at most a few so a reason stays one
 // line.
 func (t *text) list(values []string) {
-	for i, v := range values[:min(len(values), listNamed)] {
+	t.listOf(len(values), func(i int) { t.s(values[i]) })
+}
+
+// hashList is list for payload hashes: it expands the compact ones it
+// names.
+func (t *text) hashList(hashes []string) {
+	t.listOf(len(hashes), func(i int) { t.b = appendExpandedHash(t.b, hashes[i]) })
+}
+
+// listOf appends a list of n values, item appending the i-th.
+func (t *text) listOf(n int, item func(i int)) {
+	for i := range min(n, listNamed) {
 		if i > 0 {
 			t.s(", ")
 		}
-		t.s(v)
+		item(i)
 	}
-	if len(values) > listNamed {
+	if n > listNamed {
 		t.s(" and ")
-		t.n(len(values) - listNamed)
+		t.n(n - listNamed)
 		t.s(" more")
 	}
 }
@@ -180,21 +192,25 @@ func (v *view) reason(t *text, a *Auditor, op *operation) {
 		if n := a.st.len(op.hashes); n >= 2 {
 			t.n(n)
 			t.s(" payload hashes under one operation: ")
-			t.list(expandNamed(a.st.list(op.hashes)))
+			t.strs = a.st.appendTo(t.strs[:0], op.hashes)
+			t.hashList(t.strs)
 			return
 		}
 		bi, _ := v.conflict(a, op)
-		c := a.total(bi).conflict
-		t.s("key ", a.describeKey(a.pairAt(bi)), " is bound to ")
-		t.n(c.n)
-		t.s(" payload hashes (", c.hashes, ") across ")
-		t.count(c.ops, "operation")
+		total := a.total(bi)
+		t.s("key ")
+		t.keyOf(a, a.pairAt(bi))
+		t.s(" is bound to ")
+		t.n(int(total.hashes))
+		t.s(" payload hashes (", a.notes.str(total.listed), ") across ")
+		t.count(int(total.ops), "operation")
 	case lDuplicate:
 		t.count(int(op.effectObs), "effect observation")
 		t.s(" resolve to ")
 		t.n(a.st.len(op.effects))
 		t.s(" effectRefs: ")
-		t.list(a.st.list(op.effects))
+		t.strs = a.st.appendTo(t.strs[:0], op.effects)
+		t.list(t.strs)
 	case lHealthy:
 		t.count(int(op.effectObs), "effect observation")
 		if op.effectObs > 1 {
@@ -270,9 +286,3 @@ func resultSummary(t *text, a *Auditor, op *operation) {
 	}
 }
 
-// list joins values, naming at most a few so a reason stays one line.
-func list(values []string) string {
-	var t text
-	t.list(values)
-	return string(t.b)
-}

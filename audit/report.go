@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Label is the verdict on one operation.
@@ -599,7 +600,17 @@ func (v *view) totalPartPairs(a *Auditor) {
 	for _, p := range others {
 		markShared(a, p, marked)
 	}
+	// The totals are sized for every marked pair at once, and their text
+	// goes to a.notes: grown entry by entry, in many small allocations,
+	// they took most of the merge's page faults.
+	candidates := 0
+	for _, word := range marked {
+		candidates += bits.OnesCount64(word)
+	}
+	a.totals = make(map[int32]pairTotal, candidates)
+	a.totaled = make([]uint64, (n+63)/64)
 	th := make([]uint32, len(others))
+	var sc pairScratch
 	for w, word := range marked {
 		for ; word != 0; word &= word - 1 {
 			i := int32(w*64 + bits.TrailingZeros64(word))
@@ -607,9 +618,15 @@ func (v *view) totalPartPairs(a *Auditor) {
 			for k, p := range others {
 				th[k] = p.tableHash(joined)
 			}
-			v.totalPair(a, i, others, th)
+			v.totalPair(a, i, others, th, &sc)
 		}
 	}
+}
+
+// pairScratch is space totalPair reuses from one pair to the next.
+type pairScratch struct {
+	hashes []string
+	text   text
 }
 
 // markShared marks, in marked, the pairs of part a that part p has too.
@@ -650,28 +667,27 @@ func markShared(a, p *Auditor, marked []uint64) {
 
 // totalPair keeps the total of binding i of part a, if it differs from the
 // binding; th is its tableHash in each of the others.
-func (v *view) totalPair(a *Auditor, i int32, others []*Auditor, th []uint32) {
+func (v *view) totalPair(a *Auditor, i int32, others []*Auditor, th []uint32, sc *pairScratch) {
 	b := a.pairAt(i)
 	t := pairTotal{hashes: int32(a.st.len(b.hashes)), ops: b.ops}
-	var hashes []string
-	if all, ops, shared := pairTotals(a, b, others, th); shared {
-		hashes, t.hashes, t.ops = all, int32(len(all)), int32(ops)
+	hashes, ops, shared := pairTotals(a, b, others, th, sc.hashes[:0])
+	if shared {
+		t.hashes, t.ops = int32(len(hashes)), int32(ops)
 	}
 	if t.hashes < 2 && t.ops < 2 {
 		return // the binding is the total
 	}
 	if t.hashes >= 2 {
-		if hashes == nil {
-			hashes = a.st.list(b.hashes)
+		if !shared {
+			hashes = a.st.appendTo(hashes[:0], b.hashes)
 		}
 		// Sorted: a pair's hashes arrive in an order that depends on how
 		// operations were sharded.
-		t.conflict = &conflictInfo{hashes: list(sortedNamed(hashes)), n: len(hashes), ops: int(t.ops)}
+		sc.text.b = sc.text.b[:0]
+		sc.text.hashList(sortHashes(hashes))
+		t.listed = a.notes.put(unsafe.String(unsafe.SliceData(sc.text.b), len(sc.text.b)))
 	}
-	if a.totals == nil {
-		a.totals = map[int32]pairTotal{}
-		a.totaled = make([]uint64, (a.pairs.len()+63)/64)
-	}
+	sc.hashes = hashes[:0]
 	a.totals[i] = t
 	a.totaled[i/64] |= 1 << (i % 64)
 }
