@@ -444,9 +444,52 @@ const hex = "0123456789abcdef"
 // in short form, the others as \u00XX), U+2028 and U+2029 escaped, each byte
 // of invalid UTF-8 replaced by \ufffd, everything else verbatim.
 func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
+	// Plain ASCII is copied eight bytes at a time as it is checked, into
+	// room made once: one pass, and no call to copy each string, which
+	// for the short strings of a report costs as much as the copying.
+	dst = slices.Grow(dst, len(s)+2)
+	n := len(dst)
+	room := dst[:cap(dst)]
+	room[n] = '"'
+	n++
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		if !plain8(w) {
+			break
+		}
+		binary.LittleEndian.PutUint64(room[n:], w)
+		n += 8
+	}
+	if i+8 > len(s) && len(s) >= 8 {
+		// The last few bytes: the last eight, which overlap what is
+		// copied already, written over it.
+		back := i + 8 - len(s)
+		if w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[len(s)-8:]), 8)); plain8(w) {
+			binary.LittleEndian.PutUint64(room[n-back:], w)
+			n += 8 - back
+			i = len(s)
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			break
+		}
+		room[n] = s[i]
+		n++
+	}
+	if i == len(s) {
+		room[n] = '"'
+		return room[:n+1]
+	}
+	return appendEscaped(room[:n], s, i)
+}
+
+// appendEscaped is appendString from s[i] on, s[:i] and the opening quote
+// appended already.
+func appendEscaped(dst []byte, s string, i int) []byte {
+	start := i
+	for i < len(s) {
 		// Most of a report is plain ASCII: skip it eight bytes at a time.
 		if i+8 <= len(s) && plain8(binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))) {
 			i += 8

@@ -435,29 +435,53 @@ func BenchmarkEncodingJSON(b *testing.B) {
 }
 
 // TestAppendStringEveryByte puts every byte value, and the two-byte and
-// three-byte forms JSON escapes, at every offset of a plain string long
-// enough for the eight-byte fast path, and compares with encoding/json.
+// three-byte forms JSON escapes, at every offset of plain strings of every
+// length up to a few words, so that it lands in every word of the
+// eight-byte fast path and in its tail, and compares with encoding/json.
 func TestAppendStringEveryByte(t *testing.T) {
-	plain := "abcdefghijklmnopqrstuvwxyz012345"
+	plain := "abcdefghijklmnopqrstuvwxyz0123"
 	var specials []string
 	for b := range 256 {
 		specials = append(specials, string([]byte{byte(b)}))
 	}
 	specials = append(specials, "\u2028", "\u2029", "é", "\xe2\x80")
 	for _, sp := range specials {
-		for at := 0; at <= 17; at++ {
-			s := plain[:at] + sp + plain[at:]
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(s); err != nil {
-				t.Fatal(err)
-			}
-			if got := string(appendString(nil, s)) + "\n"; got != want.String() {
-				t.Fatalf("appendString(%q) = %s, want %s", s, got, want.String())
+		for n := 0; n <= len(plain); n++ {
+			for at := 0; at <= n; at++ {
+				s := plain[:at] + sp + plain[at:n]
+				if got, want := string(appendString(nil, s)), stdString(t, s); got != want {
+					t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+				}
 			}
 		}
 	}
+}
+
+// stdString is s as encoding/json encodes it, without HTML escaping.
+func stdString(t *testing.T, s string) string {
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(want.String(), "\n")
+}
+
+// FuzzAppendString holds appendString to encoding/json, appending to a
+// buffer that may have room to spare or none.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "a longer plain string", "quote\" and \\", "\x00\x1f\x7f", "é\u2028\xff", "sixteen  bytes!!"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, spare int) {
+		dst := make([]byte, 2, 2+max(0, spare%64))
+		dst[0], dst[1] = 'x', ':'
+		got := appendString(dst, s)
+		if want := "x:" + stdString(t, s); string(got) != want {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
 }
 
 // TestNewline checks indentation at every depth, within the precomputed
