@@ -377,7 +377,7 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 	pos := audit.Position{Input: w.input, Line: line}
 	if w.otlp == nil && w.fields == nil {
 		if rec, ok := audit.DecodeLine(content, pos); ok {
-			w.route(d, rec)
+			w.route(d, &rec)
 			d.records++
 			return nil
 		}
@@ -398,7 +398,7 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 			rec := r.Clone()
 			rec.Pos.Seq = pos.Seq
 			pos.Seq++
-			w.route(d, rec)
+			w.route(d, &rec)
 		})
 		if err != nil {
 			return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
@@ -418,7 +418,7 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 	if err != nil {
 		return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
 	}
-	w.route(d, rec)
+	w.route(d, &rec)
 	d.records++
 	return nil
 }
@@ -426,11 +426,11 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 // route puts rec in the batch of the shard that owns its operation, picked
 // by the high half of the hash the shard indexes the operation by the low
 // half of.
-func (w *worker) route(d *decoded, rec audit.Record) {
+func (w *worker) route(d *decoded, rec *audit.Record) {
 	h := w.hash(rec.OperationID)
 	s := int((h >> 32) % uint64(w.shards))
 	b := d.batches[s]
-	b.recs = append(b.recs, rec)
+	b.recs = append(b.recs, *rec)
 	b.hashes = append(b.hashes, h)
 }
 
