@@ -3,8 +3,9 @@
 # generated ledgers of 1M and 10M records, and prints MB/s and peak RSS with
 # ratios. Each command runs RUNS times (default 3) under /usr/bin/time -v, the
 # tools alternating so that a noisy machine slows them alike; the table shows
-# medians. The line scan is bench/linescan, a bufio.Scanner reading every
-# line; "LF count" is bench/linescan -count, which only counts LF bytes.
+# medians, and a last line the median of the rounds' own ratios. The line
+# scan is bench/linescan, a bufio.Scanner reading every line; "LF count" is
+# bench/linescan -count, which only counts LF bytes.
 # Usage: bench/run.sh [SIZES...]  (default: 1m 10m)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,4 +71,9 @@ for size in "${sizes[@]}"; do
       "$(echo "$bytes/$s/1000000" | bc -l)" "$(echo "$(statof "$t" 2)/1024" | bc -l)" \
       "$(ratio "$s" "$scan")"
   done
+  # The machine's speed drifts over minutes, so the ratio of each round,
+  # whose two runs are seconds apart, says more than the ratio of medians.
+  rounds=$(paste -d' ' "$OUT/effectaudit.runs" "$OUT/linescan.runs" | awk '{printf "%.2f\n", $1/$3}' | sort -g)
+  printf '%-5s effectaudit vs line scan, round by round: median 1/%s, from 1/%s to 1/%s\n' "$size" \
+    "$(echo "$rounds" | median)" "$(echo "$rounds" | head -1)" "$(echo "$rounds" | tail -1)"
 done
