@@ -96,7 +96,9 @@ type Decoder struct {
 }
 
 // Decode validates members per SPEC's Records section and returns the record.
-// Unknown members are ignored; null counts as absent.
+// Unknown members are ignored; null counts as absent. DecodeLine reads the
+// same fields in one pass: a field added here goes there too (fieldNames and
+// setString), and into the first line of TestDecodeLine.
 func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) {
 	r := Record{Pos: pos}
 	var typ string
