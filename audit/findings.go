@@ -251,9 +251,9 @@ func (r *raised) raise(c findingCode, message func(t *text)) {
 
 // pairTotals unites the bindings of b's key pair across the parts (b is
 // part a's): its distinct hashes and how many operations carry it. others
-// are the other parts, and th the tableHash of the pair in each; the hashes
-// are appended to hashes. When no other part has the pair, shared is false
-// and nothing is united: b's own counts are the totals.
+// are the other parts, and th the tableHash of the pair in each. hashes must
+// be empty: only its room is reused. When no other part has the pair, shared
+// is false and nothing is united: b's own counts are the totals.
 func pairTotals(a *Auditor, b *binding, others []*Auditor, th []uint32, hashes []string) (_ []string, ops int, shared bool) {
 	type found struct {
 		part *Auditor

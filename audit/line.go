@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"strconv"
 	"unsafe"
 
 	"github.com/effectaudit/effectaudit/ndjson"
@@ -121,6 +122,10 @@ func DecodeLine(line []byte, pos Position) (r Record, ok bool) {
 	}
 }
 
+// maxAttemptDigits is how many digits any number of fits an int: 9 where
+// an int has 32 bits, 18 where it has 64.
+const maxAttemptDigits = 9 + 9*(strconv.IntSize/64)
+
 // maxOtherNames is how many members with names the record does not use a
 // line may have and still be read by DecodeLine.
 const maxOtherNames = 8
@@ -182,11 +187,47 @@ func knownField(line []byte, i int) (field, int) {
 	return f, i + 1 + len(fieldNames[f]) + 1
 }
 
-// fieldNames are the known fields' names.
+// fieldNames are the names of the fields a record takes from a line, which
+// Decode looks up here. A field added here goes to knownField too
+// (TestKnownField checks it does), and to setString or setAttempt.
 var fieldNames = [...]string{
 	fType: "type", fOperationID: "operationId", fAttemptID: "attemptId", fIdempotencyKey: "idempotencyKey",
 	fScope: "scope", fPayloadHash: "payloadHash", fResult: "result", fEffectRef: "effectRef",
 	fObservedAt: "observedAt", fAttempt: "attempt",
+}
+
+// fieldNamed returns the field named name, or fOther.
+func fieldNamed(name []byte) field {
+	for f, n := range fieldNames {
+		if string(name) == n {
+			return field(f)
+		}
+	}
+	return fOther
+}
+
+// textField returns where the string of field f, one taken as it is, goes:
+// a field of r, or typ for the type.
+func (r *Record) textField(f field, typ *string) *string {
+	switch f {
+	case fType:
+		return typ
+	case fOperationID:
+		return &r.OperationID
+	case fAttemptID:
+		return &r.AttemptID
+	case fIdempotencyKey:
+		return &r.IdempotencyKey
+	case fScope:
+		return &r.Scope
+	case fPayloadHash:
+		return &r.PayloadHash
+	case fResult:
+		return &r.Result
+	case fEffectRef:
+		return &r.EffectRef
+	}
+	panic("audit: field " + fieldNames[f] + " is not taken as it is")
 }
 
 // namedField returns f if b starts with quoted, a name and its closing
@@ -203,22 +244,6 @@ func namedField(b []byte, quoted string, f field) field {
 func (r *Record) setString(f field, typ *string, raw []byte) bool {
 	s := unsafe.String(unsafe.SliceData(raw), len(raw))
 	switch f {
-	case fType:
-		*typ = s
-	case fOperationID:
-		r.OperationID = s
-	case fAttemptID:
-		r.AttemptID = s
-	case fIdempotencyKey:
-		r.IdempotencyKey = s
-	case fScope:
-		r.Scope = s
-	case fPayloadHash:
-		r.PayloadHash = s
-	case fResult:
-		r.Result = s
-	case fEffectRef:
-		r.EffectRef = s
 	case fObservedAt:
 		if s == "" {
 			return true
@@ -228,17 +253,19 @@ func (r *Record) setString(f field, typ *string, raw []byte) bool {
 			return false
 		}
 		r.ObservedAt, r.HasObservedAt = t, true
-	default: // "attempt" is a number
+	case fAttempt: // a number
 		return false
+	default:
+		*r.textField(f, typ) = s
 	}
 	return true
 }
 
 // setAttempt sets the attempt number from num, a valid JSON number. It
-// reports false for anything but an integer from 1 that fits in 18 digits,
-// leaving the rest to Decode.
+// reports false for anything but an integer from 1 with few enough digits
+// to fit an int, leaving the rest to Decode.
 func (r *Record) setAttempt(num []byte) bool {
-	if len(num) > 18 || num[0] == '0' {
+	if len(num) > maxAttemptDigits || num[0] == '0' {
 		return false
 	}
 	v := 0

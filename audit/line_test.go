@@ -3,6 +3,8 @@ package audit
 import (
 	"bytes"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,7 +44,8 @@ func TestDecodeLine(t *testing.T) {
 		{"unknown members of every kind", `{"x":1,"y":true,"z":false,"w":null,"v":"s","type":"attempt","operationId":"op","u":-1.5e3}`, true},
 		{"non-ASCII values", `{"type":"attempt","operationId":"op-é","scope":"日本"}`, true},
 		{"names that start like known ones", `{"types":1,"op":2,"attempts":3,"effectRefs":4,"type":"attempt","operationId":"op","t":5}`, true},
-		{"large attempt", `{"type":"attempt","operationId":"op","attempt":999999999999999999}`, true},
+		{"nine-digit attempt", `{"type":"attempt","operationId":"op","attempt":999999999}`, true},
+		{"18-digit attempt", `{"type":"attempt","operationId":"op","attempt":999999999999999999}`, strconv.IntSize == 64},
 
 		{"escape in a value", `{"type":"attempt","operationId":"op\u002d1"}`, false},
 		{"escape in a name", `{"typ\u0065":"attempt","operationId":"op"}`, false},
@@ -63,7 +66,7 @@ func TestDecodeLine(t *testing.T) {
 		{"zero attempt", `{"type":"attempt","operationId":"op","attempt":0}`, false},
 		{"fractional attempt", `{"type":"attempt","operationId":"op","attempt":1.5}`, false},
 		{"negative attempt", `{"type":"attempt","operationId":"op","attempt":-1}`, false},
-		{"attempt past 18 digits", `{"type":"attempt","operationId":"op","attempt":9999999999999999999}`, false},
+		{"attempt past an int", `{"type":"attempt","operationId":"op","attempt":9999999999999999999}`, false},
 		{"bad time", `{"type":"attempt","operationId":"op","observedAt":"2026-11-29"}`, false},
 		{"trailing comma", `{"type":"attempt","operationId":"op",}`, false},
 		{"trailing bytes", `{"type":"attempt","operationId":"op"}x`, false},
@@ -93,6 +96,26 @@ func TestDecodeLine(t *testing.T) {
 				t.Errorf("DecodeLine's record differs from Decode's (-Decode +DecodeLine):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestKnownField checks that DecodeLine knows every field Decode takes by
+// its bytes, and only those bytes.
+func TestKnownField(t *testing.T) {
+	for i, name := range fieldNames {
+		want := field(i)
+		line := []byte(`{"` + name + `":1}`)
+		if f, end := knownField(line, 1); f != want || end != len(name)+3 {
+			t.Errorf("knownField(%s) = %d, %d; want %d, %d", line, f, end, want, len(name)+3)
+		}
+		if f := fieldNamed([]byte(name)); f != want {
+			t.Errorf("fieldNamed(%q) = %d, want %d", name, f, want)
+		}
+		for _, other := range []string{name + "x", name[:len(name)-1], "x" + name, strings.ToUpper(name[:1]) + name[1:]} {
+			if f, _ := knownField([]byte(`{"`+other+`":1}`), 1); f != fOther {
+				t.Errorf("knownField takes %q for %q", other, fieldNames[f])
+			}
+		}
 	}
 }
 

@@ -97,32 +97,16 @@ type Decoder struct {
 
 // Decode validates members per SPEC's Records section and returns the record.
 // Unknown members are ignored; null counts as absent. DecodeLine reads the
-// same fields in one pass: a field added here goes there too (fieldNames and
-// setString), and into the first line of TestDecodeLine.
+// same fields (see fieldNames) in one pass.
 func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) {
 	r := Record{Pos: pos}
 	var typ string
 	for i := range members {
 		m := &members[i]
-		var dst *string
-		switch string(m.Name) {
-		case "type":
-			dst = &typ
-		case "operationId":
-			dst = &r.OperationID
-		case "attemptId":
-			dst = &r.AttemptID
-		case "idempotencyKey":
-			dst = &r.IdempotencyKey
-		case "scope":
-			dst = &r.Scope
-		case "payloadHash":
-			dst = &r.PayloadHash
-		case "result":
-			dst = &r.Result
-		case "effectRef":
-			dst = &r.EffectRef
-		case "observedAt":
+		switch f := fieldNamed(m.Name); f {
+		case fOther:
+			continue
+		case fObservedAt:
 			s, err := d.str(m)
 			if err != nil {
 				return r, err
@@ -136,7 +120,7 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 			}
 			r.ObservedAt, r.HasObservedAt = t, true
 			continue
-		case "attempt":
+		case fAttempt:
 			if m.Kind == ndjson.Null {
 				continue
 			}
@@ -149,15 +133,13 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 				return r, &FieldError{"attempt", "want an integer ≥ 1, got " + describe(m)}
 			}
 			r.AttemptNumber = n
-			continue
 		default:
-			continue
+			s, err := d.str(m)
+			if err != nil {
+				return r, err
+			}
+			*r.textField(f, &typ) = s
 		}
-		s, err := d.str(m)
-		if err != nil {
-			return r, err
-		}
-		*dst = s
 	}
 	return r, r.finish(typ)
 }

@@ -285,4 +285,3 @@ func resultSummary(t *text, a *Auditor, op *operation) {
 		t.s(")")
 	}
 }
-

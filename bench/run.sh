@@ -73,7 +73,8 @@ for size in "${sizes[@]}"; do
   done
   # The machine's speed drifts over minutes, so the ratio of each round,
   # whose two runs are seconds apart, says more than the ratio of medians.
-  rounds=$(paste -d' ' "$OUT/effectaudit.runs" "$OUT/linescan.runs" | awk '{printf "%.2f\n", $1/$3}' | sort -g)
-  printf '%-5s effectaudit vs line scan, round by round: median 1/%s, from 1/%s to 1/%s\n' "$size" \
-    "$(echo "$rounds" | median)" "$(echo "$rounds" | head -1)" "$(echo "$rounds" | tail -1)"
+  rounds=$(paste -d' ' <(cut -d' ' -f1 "$OUT/effectaudit.runs") <(cut -d' ' -f1 "$OUT/linescan.runs") |
+    awk '{printf "%.4f\n", $1/$2}' | sort -g)
+  printf '%-5s effectaudit vs line scan, round by round: median %s, from %s to %s\n' "$size" \
+    "$(ratio "$(echo "$rounds" | median)" 1)" "$(ratio "$(echo "$rounds" | tail -1)" 1)" "$(ratio "$(echo "$rounds" | head -1)" 1)"
 done
