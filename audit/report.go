@@ -246,6 +246,8 @@ type batch struct {
 	text  text        // the operations' strings
 	data  []byte
 	last  bool // the last piece of its run of operations (see batches)
+
+	warmed uint64 // what warm read, kept so the reads are not optimized away
 }
 
 // Batches hold batchSize operations, or fewer when their text and encoding
@@ -270,6 +272,7 @@ func (b *batch) fill(v *view, refs []opRef, enc Encoder, brief bool, annotate fu
 	b.ops = b.ops[:len(refs)]
 	b.data = b.data[:0]
 	b.text.b = b.text.b[:0]
+	b.warmed += v.warm(refs)
 	for i, ref := range refs {
 		v.render(&b.ops[i], ref, &b.text, &b.times[i], brief)
 		if annotate != nil {
@@ -284,6 +287,40 @@ func (b *batch) fill(v *view, refs []opRef, enc Encoder, brief bool, annotate fu
 		}
 	}
 	return len(refs)
+}
+
+// warm reads the first byte of the strings rendering refs reads, all
+// before any is rendered: the reads are independent of one another, so the
+// processor overlaps their cache misses, where rendering would take them
+// one after another.
+func (v *view) warm(refs []opRef) uint64 {
+	var strs [4 * batchSize]sref
+	var parts [4 * batchSize]*Auditor
+	n := 0
+	for _, ref := range refs[:min(len(refs), batchSize)] {
+		a, op := v.op(ref)
+		strs[n], parts[n] = op.id, a
+		n++
+		if h := op.effects.head(); h != 0 {
+			strs[n], parts[n] = h, a
+			n++
+		}
+		if h := op.hashes.head(); h != 0 {
+			strs[n], parts[n] = h, a
+			n++
+		}
+		if op.pair.bind >= 0 {
+			strs[n], parts[n] = a.pairAt(op.pair.bind).joined, a
+			n++
+		}
+	}
+	var sum uint64
+	for k := range n {
+		if s := parts[k].st.str(strs[k]); s != "" {
+			sum += uint64(s[0])
+		}
+	}
+	return sum
 }
 
 // shrink drops buffers a batch of unusually long operations grew, before
