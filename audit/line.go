@@ -122,8 +122,8 @@ func DecodeLine(line []byte, pos Position) (r Record, ok bool) {
 	}
 }
 
-// maxAttemptDigits is how many digits any number of fits an int: 9 where
-// an int has 32 bits, 18 where it has 64.
+// maxAttemptDigits is how many digits a number may have and still surely
+// fit an int: 9 where an int has 32 bits, 18 where it has 64.
 const maxAttemptDigits = 9 + 9*(strconv.IntSize/64)
 
 // maxOtherNames is how many members with names the record does not use a
