@@ -245,14 +245,7 @@ func (r *Record) setString(f field, typ *string, raw []byte) bool {
 	s := unsafe.String(unsafe.SliceData(raw), len(raw))
 	switch f {
 	case fObservedAt:
-		if s == "" {
-			return true
-		}
-		t, err := ParseInstant(s)
-		if err != nil {
-			return false
-		}
-		r.ObservedAt, r.HasObservedAt = t, true
+		return r.setObservedAt(s) == nil
 	case fAttempt: // a number
 		return false
 	default:

@@ -111,15 +111,9 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 			if err != nil {
 				return r, err
 			}
-			if s == "" {
-				continue
+			if err := r.setObservedAt(s); err != nil {
+				return r, err
 			}
-			t, err := ParseInstant(s)
-			if err != nil {
-				return r, &FieldError{"observedAt", fmt.Sprintf("%q: %v", s, err)}
-			}
-			r.ObservedAt, r.HasObservedAt = t, true
-			continue
 		case fAttempt:
 			if m.Kind == ndjson.Null {
 				continue
@@ -142,6 +136,19 @@ func (d *Decoder) Decode(members []ndjson.Member, pos Position) (Record, error) 
 		}
 	}
 	return r, r.finish(typ)
+}
+
+// setObservedAt sets the time from s, the observedAt string; "" is none.
+func (r *Record) setObservedAt(s string) error {
+	if s == "" {
+		return nil
+	}
+	t, err := ParseInstant(s)
+	if err != nil {
+		return &FieldError{"observedAt", fmt.Sprintf("%q: %v", s, err)}
+	}
+	r.ObservedAt, r.HasObservedAt = t, true
+	return nil
 }
 
 // finish sets r's Type from typ, the "type" member's string, and checks the

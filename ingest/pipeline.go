@@ -318,9 +318,11 @@ type worker struct {
 	otlp   *otlp.Converter        // set for OTLP inputs
 	parser ndjson.Parser
 	dec    audit.Decoder // new for each chunk: records alias its scratch
-	shards int
-	max    int
-	input  int
+	// declined counts the lines in a row audit.DecodeLine declined.
+	declined int
+	shards   int
+	max      int
+	input    int
 }
 
 func (w *worker) decode(ch *chunk) *decoded {
@@ -375,12 +377,18 @@ func (w *worker) decode(ch *chunk) *decoded {
 // record parses and decodes one line into its shard's batch.
 func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndjson.ParseError {
 	pos := audit.Position{Input: w.input, Line: line}
-	if w.otlp == nil && w.fields == nil {
+	// DecodeLine declines a line of unusual shape only where it meets the
+	// unusual part, maybe at its end: a ledger whose lines all have that
+	// shape would pay for reading each twice. After a run of declines it
+	// is tried on one line in probeEvery, to notice the shape change.
+	if w.otlp == nil && w.fields == nil && (w.declined < declinedRun || line%probeEvery == 0) {
 		if rec, ok := audit.DecodeLine(content, pos); ok {
+			w.declined = 0
 			w.route(d, &rec)
 			d.records++
 			return nil
 		}
+		w.declined++
 	}
 	members, err := w.parser.Parse(content)
 	if err != nil {
@@ -422,6 +430,13 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 	d.records++
 	return nil
 }
+
+// After declinedRun lines in a row that DecodeLine declines, a worker tries
+// it on one line in probeEvery only.
+const (
+	declinedRun = 16
+	probeEvery  = 64
+)
 
 // route puts rec in the batch of the shard that owns its operation, picked
 // by the high half of the hash the shard indexes the operation by the low

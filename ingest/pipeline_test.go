@@ -108,6 +108,19 @@ func synthLedger(t testing.TB, ops int) []byte {
 	return buf.Bytes()
 }
 
+// nestedThenFlat gives the first half of ledger's lines a nested member.
+func nestedThenFlat(ledger []byte) []byte {
+	lines := bytes.SplitAfter(ledger, []byte("\n"))
+	var out bytes.Buffer
+	for i, line := range lines {
+		if i < len(lines)/2 {
+			line = bytes.Replace(line, []byte("}\n"), []byte(`,"meta":{"n":[1]}}`+"\n"), 1)
+		}
+		out.Write(line)
+	}
+	return out.Bytes()
+}
+
 const edgeInput = "\xef\xbb\xbf{\"type\":\"effect\",\"operationId\":\"op-1\",\"effectRef\":\"r1\"}\r\n" +
 	"\n   \n\t\r\n" +
 	`{"type":"effect","operationId":"op-\u0031","effectRef":"r\u0032"}` + "\n" +
@@ -128,13 +141,16 @@ func TestPipelineMatchesReader(t *testing.T) {
 		data []byte
 		max  int
 	}{
-		"synthetic":   {synthLedger(t, 3000), 0},
-		"edges":       {[]byte(edgeInput), 120},
-		"edges-tight": {[]byte(edgeInput), 70},
-		"empty":       {nil, 0},
-		"bom only":    {[]byte("\xef\xbb\xbf"), 0},
-		"no newline":  {[]byte(`{"type":"effect","operationId":"o","effectRef":"r"}`), 0},
-		"long last":   {[]byte("{}\n" + strings.Repeat("x", 300)), 100},
+		"synthetic": {synthLedger(t, 3000), 0},
+		// Lines the one-pass decoder declines, then lines it reads: a worker
+		// that has stopped trying it on every line must notice the change.
+		"nested then flat": {nestedThenFlat(synthLedger(t, 3000)), 0},
+		"edges":            {[]byte(edgeInput), 120},
+		"edges-tight":      {[]byte(edgeInput), 70},
+		"empty":            {nil, 0},
+		"bom only":         {[]byte("\xef\xbb\xbf"), 0},
+		"no newline":       {[]byte(`{"type":"effect","operationId":"o","effectRef":"r"}`), 0},
+		"long last":        {[]byte("{}\n" + strings.Repeat("x", 300)), 100},
 	}
 	for name, in := range inputs {
 		wantRep, wantRejects := reference(t, in.data, in.max)
