@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // Label is the verdict on one operation.
@@ -722,7 +721,7 @@ func (v *view) totalPair(a *Auditor, i int32, others []*Auditor, th []uint32, sc
 		// operations were sharded.
 		sc.text.b = sc.text.b[:0]
 		sc.text.hashList(sortHashes(hashes))
-		t.listed = a.notes.put(unsafe.String(unsafe.SliceData(sc.text.b), len(sc.text.b)))
+		t.listed = a.notes.put(sc.text.since(0))
 	}
 	sc.hashes = hashes[:0]
 	a.totals[i] = t

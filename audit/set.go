@@ -267,9 +267,6 @@ func (st *store) each(s stringSet, fn func(r sref)) {
 	}
 }
 
-// list returns the values of s in insertion order, never nil.
-func (st *store) list(s stringSet) []string { return st.appendTo(make([]string, 0, st.len(s)), s) }
-
 // appendTo appends the values of s in insertion order to dst.
 func (st *store) appendTo(dst []string, s stringSet) []string {
 	st.each(s, func(r sref) { dst = append(dst, st.str(r)) })

@@ -301,3 +301,6 @@ func TestEffectsCounted(t *testing.T) {
 		t.Fatalf("op-many has %d effects: its set never grew an index", big)
 	}
 }
+
+// list returns the values of s in insertion order, never nil.
+func (st *store) list(s stringSet) []string { return st.appendTo(make([]string, 0, st.len(s)), s) }
