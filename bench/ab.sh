@@ -7,13 +7,15 @@
 # Usage: bench/ab.sh OLD_BINARY NEW_BINARY [RUNS] [LEDGER]
 #   RUNS defaults to 11; LEDGER to bench/out/ledger-1m.ndjson (bench/run.sh
 #   makes it). FORMAT=table (or any report format) times that format
-#   instead of json.
+#   instead of json. PAUSE=S sleeps S seconds before each run, so that
+#   every run starts on memory the machine has not touched lately (see
+#   bench/run.sh).
 # For example, against the commit before yours:
 #   git worktree add /tmp/before HEAD~ && (cd /tmp/before && go build -o /tmp/a .)
 #   go build -o /tmp/b . && bench/ab.sh /tmp/a /tmp/b
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 A=$1
@@ -22,6 +24,7 @@ RUNS=${3:-11}
 [ "$RUNS" -ge 1 ] 2> /dev/null || { echo "ab.sh: RUNS must be a whole number, 1 or more" >&2; exit 2; }
 LEDGER=${4:-$(dirname "$0")/out/ledger-1m.ndjson}
 FORMAT=${FORMAT:-json}
+PAUSE=${PAUSE:-0}
 [ -f "$LEDGER" ] || { echo "ab.sh: no ledger $LEDGER (bench/run.sh 1m makes it)" >&2; exit 2; }
 
 runs=$(mktemp -d)
@@ -29,6 +32,7 @@ trap 'rm -rf "$runs"' EXIT
 
 # once BINARY NAME: one audit, appending "wall cpu rss_kb" to $runs/NAME.
 once() {
+  sleep "$PAUSE"
   /usr/bin/time -f '%e %U %S %M' -o "$runs/time" \
     "$1" audit "$LEDGER" --format "$FORMAT" --fail-on none --quiet > /dev/null
   awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}' "$runs/time" >> "$runs/$2"

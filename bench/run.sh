@@ -6,10 +6,16 @@
 # medians, and a last line the median of the rounds' own ratios. The line
 # scan is bench/linescan, a bufio.Scanner reading every line; "LF count" is
 # bench/linescan -count, which only counts LF bytes.
+# PAUSE=S sleeps S seconds before each run, so that every run starts on
+# memory the machine has not touched lately: on the virtual machines we
+# measure on, memory a process freed a second or more ago costs about 2 ms
+# a megabyte to touch again, and memory freed just before next to nothing,
+# so back-to-back runs are faster than a CI job's first run, and vary.
 # Usage: bench/run.sh [SIZES...]  (default: 1m 10m)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-3}
+PAUSE=${PAUSE:-0}
 OUT=bench/out
 mkdir -p "$OUT"
 go build -o "$OUT/effectaudit" .
@@ -28,6 +34,7 @@ once() {
   local name=$1
   shift
   local start end
+  sleep "$PAUSE"
   start=$(date +%s.%N)
   /usr/bin/time -v -o "$OUT/time.txt" "$@" > /dev/null
   end=$(date +%s.%N)
