@@ -7,20 +7,31 @@ import (
 )
 
 // blocks is a growing list of values that never moves them: values live in
-// blocks of doubling size, so a small audit allocates little and a large
-// one allocates a few large blocks, advised for huge pages. T must hold no
-// pointers (see TestStateHoldsNoPointers).
+// blocks, advised for huge pages, that double in size up to fullBlock
+// values, so a small audit allocates little, and stay at that size after
+// it, so a large one does not hold a half-used block of hundreds of
+// megabytes: blocks that went on doubling held 8% of a 1M-record audit's
+// peak memory unused (145 MiB against 134). T must hold no pointers (see
+// TestStateHoldsNoPointers).
 type blocks[T any] struct {
 	list [][]T
 	n    int
 }
 
-// firstBlock is the size of the first block; block k holds firstBlock<<k
-// values.
-const firstBlock = 256
+const (
+	firstBlock = 256 // values in the first block; block k holds firstBlock<<k...
+	lastDouble = 4   // ...up to block lastDouble
+	fullBlock  = firstBlock << lastDouble
+	// doubled is how many values the doubling blocks hold.
+	doubled = firstBlock * (1<<(lastDouble+1) - 1)
+)
 
 // at returns the i-th value.
 func (b *blocks[T]) at(i int) *T {
+	if i >= doubled {
+		i -= doubled
+		return &b.list[lastDouble+1+i/fullBlock][i%fullBlock]
+	}
 	// Block k starts at firstBlock * (2^k - 1).
 	k := bits.Len(uint(i/firstBlock+1)) - 1
 	return &b.list[k][i-firstBlock*(1<<k-1)]
@@ -28,11 +39,19 @@ func (b *blocks[T]) at(i int) *T {
 
 // add appends a zero value and returns its index.
 func (b *blocks[T]) add() int {
-	if k := len(b.list); b.n == firstBlock*(1<<k-1) {
-		b.list = append(b.list, hugemem.Block[T](firstBlock<<k))
+	if b.n == b.capacity() {
+		b.list = append(b.list, hugemem.Block[T](firstBlock<<min(len(b.list), lastDouble)))
 	}
 	b.n++
 	return b.n - 1
+}
+
+// capacity is how many values b's blocks hold.
+func (b *blocks[T]) capacity() int {
+	if k := len(b.list); k <= lastDouble+1 {
+		return firstBlock * (1<<k - 1)
+	}
+	return doubled + (len(b.list)-lastDouble-1)*fullBlock
 }
 
 func (b *blocks[T]) len() int { return b.n }

@@ -203,11 +203,12 @@ func pointerIn(t reflect.Type, path string) (string, bool) {
 	return "", false
 }
 
-// TestBlocksKeepValues fills blocks across several doublings and checks
-// every value stays where it was put.
+// TestBlocksKeepValues fills blocks across the doublings and several full
+// blocks after them, and checks every value stays where it was put and the
+// blocks have the sizes they should.
 func TestBlocksKeepValues(t *testing.T) {
 	var b blocks[[2]uint32]
-	const n = firstBlock*(1<<6) + 17
+	const n = doubled + 3*fullBlock + 17
 	for i := range n {
 		if got := b.add(); got != i {
 			t.Fatalf("add() = %d, want %d", got, i)
@@ -219,8 +220,16 @@ func TestBlocksKeepValues(t *testing.T) {
 			t.Fatalf("value %d reads %v", i, got)
 		}
 	}
-	if got := len(b.list); got != 7 {
-		t.Errorf("%d values in %d blocks, want 7", n, got)
+	var sizes, want []int
+	for _, block := range b.list {
+		sizes = append(sizes, len(block))
+	}
+	for k := range lastDouble + 1 {
+		want = append(want, firstBlock<<k)
+	}
+	want = append(want, fullBlock, fullBlock, fullBlock, fullBlock)
+	if diff := cmp.Diff(want, sizes); diff != "" {
+		t.Errorf("block sizes (-want +got):\n%s", diff)
 	}
 }
 
