@@ -3,7 +3,9 @@
 # on are noisy, so the builds take turns, A then B in odd pairs and B then A
 # in even ones, and the script prints the median wall time, CPU time (user +
 # system) and peak RSS of each, B's median over A's, and in how many of the
-# pairs B was the faster. It needs GNU time as /usr/bin/time.
+# pairs B was the faster, with the sign test's p: the chance of a count of
+# wins that lopsided between two builds of the same speed. It needs GNU time
+# as /usr/bin/time.
 # Usage: bench/ab.sh OLD_BINARY NEW_BINARY [RUNS] [LEDGER]
 #   RUNS defaults to 11; LEDGER to bench/out/ledger-1m.ndjson (bench/run.sh
 #   makes it). FORMAT=table (or any report format) times that format
@@ -15,7 +17,7 @@
 #   go build -o /tmp/b . && bench/ab.sh /tmp/a /tmp/b
 set -euo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 A=$1
@@ -62,5 +64,11 @@ awk -v aw="$(median "$runs/a" 1)" -v bw="$(median "$runs/b" 1)" \
   'BEGIN {
     if (aw > 0 && ac > 0) printf "B/A: wall %.3f, cpu %.3f; ", bw / aw, bc / ac
     else printf "B/A: A took no measurable time; "
-    printf "B faster in %d of %d pairs\n", wins, runs
-  }'
+    # The sign test: how likely a count of wins this far from half is
+    # when the two builds are as fast as each other, each pair a coin toss.
+    k = (wins < runs - wins) ? wins : runs - wins
+    tail = 0
+    for (i = 0; i <= k; i++) tail += choose(runs, i) / 2 ^ runs
+    printf "B faster in %d of %d pairs (sign test p = %.2f)\n", wins, runs, (2 * tail > 1) ? 1 : 2 * tail
+  }
+  function choose(n, r,   c, i) { c = 1; for (i = 1; i <= r; i++) c = c * (n - r + i) / i; return c }'
