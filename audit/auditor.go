@@ -36,10 +36,6 @@ type Auditor struct {
 
 	opIndex table // by tableHash of the id
 	ops     blocks[operation]
-	// Where each operation was first seen, by its index in ops: kept apart,
-	// as only the merge reads them, in order, and it then reads 8 bytes an
-	// operation instead of a cache line.
-	firsts blocks[packedPos]
 
 	pairIndex table // by tableHash of the joined pair (see joinPair)
 	pairs     blocks[binding]
@@ -177,6 +173,7 @@ const (
 // pointers, so the garbage collector never scans the blocks of operations.
 type operation struct {
 	id         sref
+	first      packedPos
 	base       stamp // what times are relative to; see times.go
 	attemptIDs fingerprintSet
 
@@ -281,9 +278,9 @@ func (a *Auditor) opHashed(id string, h uint32, pos Position) *operation {
 		return a.opAt(int(i))
 	}
 	i := a.ops.add()
-	*a.firsts.at(a.firsts.add()) = pack(pos)
 	op := a.opAt(i)
 	op.id = a.st.put(id)
+	op.first = pack(pos)
 	op.pair.bind = -1
 	op.base = noStamp
 	for t := range op.times {
@@ -294,9 +291,6 @@ func (a *Auditor) opHashed(id string, h uint32, pos Position) *operation {
 }
 
 func (a *Auditor) opAt(i int) *operation { return a.ops.at(i) }
-
-// firstAt is where operation i was first seen.
-func (a *Auditor) firstAt(i int) packedPos { return *a.firsts.at(i) }
 
 func (a *Auditor) pairAt(i int32) *binding { return a.pairs.at(int(i)) }
 

@@ -145,7 +145,7 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string, brief 
 		EffectRefs:         a.st.appendTo(refs, op.effects),
 		IdempotencyKeys:    keys,
 		PayloadHashes:      hashes,
-		First:              a.firstAt(int(ref.index)).unpack(),
+		First:              op.first.unpack(),
 	}
 	a.st.each(op.hashes, func(r sref) {
 		start := len(t.b)

@@ -805,7 +805,7 @@ func (m *merger) pop() (opRef, bool) {
 	var first packedPos
 	for pi, p := range m.parts {
 		if m.next[pi] < p.ops.len() {
-			if f := p.firstAt(m.next[pi]); best < 0 || f < first {
+			if f := p.opAt(m.next[pi]).first; best < 0 || f < first {
 				best, first = pi, f
 			}
 		}
@@ -817,7 +817,7 @@ func (m *merger) pop() (opRef, bool) {
 	// hand them out by id.
 	group := m.group[:0]
 	for pi, p := range m.parts {
-		for m.next[pi] < p.ops.len() && p.firstAt(m.next[pi]) == first {
+		for m.next[pi] < p.ops.len() && p.opAt(m.next[pi]).first == first {
 			group = append(group, opRef{part: uint16(pi), index: int32(m.next[pi])})
 			m.next[pi]++
 		}
