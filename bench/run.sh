@@ -45,9 +45,11 @@ once() {
 statof() { awk -v c="$2" '{print $c}' "$OUT/$1.runs" | median; }
 
 # ratio SECONDS SCAN_SECONDS: the throughput against the line scan's, as
-# 1/N when slower and N× when faster.
+# 1/N when slower, N× when faster and 1 when the same.
 ratio() {
-  if (( $(echo "$1 >= $2" | bc -l) )); then
+  if (( $(echo "$1 == $2" | bc -l) )); then
+    printf '1'
+  elif (( $(echo "$1 > $2" | bc -l) )); then
     printf '1/%.1f' "$(echo "$1/$2" | bc -l)"
   else
     printf '%.1f×' "$(echo "$2/$1" | bc -l)"
