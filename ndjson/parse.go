@@ -544,8 +544,8 @@ func isHex(c byte) bool {
 
 // literal reads the literal word, whose first byte is at line[i].
 func literal(line []byte, i int, word string) (int, error) {
-	if len(line)-i >= len(word) && string(line[i:i+len(word)]) == word {
-		return i + len(word), nil
+	if end, ok := ScanLiteral(line, i, word); ok {
+		return end, nil
 	}
 	for k := 1; k < len(word); k++ {
 		if i+k >= len(line) {

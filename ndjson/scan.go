@@ -46,6 +46,8 @@ func QuoteShort(b []byte, max int) string {
 // ScanLiteral reports whether the literal word (true, false or null) starts
 // at line[i], and returns the index just past it.
 func ScanLiteral(line []byte, i int, word string) (end int, ok bool) {
-	end, err := literal(line, i, word)
-	return end, err == nil
+	if len(line)-i >= len(word) && string(line[i:i+len(word)]) == word {
+		return i + len(word), true
+	}
+	return 0, false
 }

@@ -36,3 +36,29 @@ func TestScanners(t *testing.T) {
 		t.Error(`ScanString("a\nb") holds no escape`)
 	}
 }
+
+// TestScanLiteral checks ScanLiteral at every kind of mismatch, the first
+// byte included: it must report false, never panic, whatever the caller
+// has checked before.
+func TestScanLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		line, word string
+		i, end     int
+		ok         bool
+	}{
+		{"null", "null", 0, 4, true},
+		{":true,", "true", 1, 5, true},
+		{"false}", "false", 0, 5, true},
+		{"nul", "null", 0, 0, false},
+		{"nulx", "null", 0, 0, false},
+		{"xull", "null", 0, 0, false},
+		{"True", "true", 0, 0, false},
+		{"", "null", 0, 0, false},
+		{"fals", "false", 0, 0, false},
+	} {
+		end, ok := ScanLiteral([]byte(tc.line), tc.i, tc.word)
+		if end != tc.end || ok != tc.ok {
+			t.Errorf("ScanLiteral(%q, %d, %q) = %d, %v; want %d, %v", tc.line, tc.i, tc.word, end, ok, tc.end, tc.ok)
+		}
+	}
+}
