@@ -7,19 +7,22 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // oracle decides, without the Parser, whether line is a record: valid JSON
-// by encoding/json, valid UTF-8 (which encoding/json does not insist on), an
+// by encoding/json, valid UTF-8 (which encoding/json does not insist on),
+// no lone surrogate escape (which encoding/json decodes to U+FFFD), an
 // object, no duplicate names in any object by encoding/json's decoding of
 // them, and no deeper than MaxDepth.
 func oracle(line []byte) bool {
-	if !json.Valid(line) || !utf8.Valid(line) {
+	if !json.Valid(line) || !utf8.Valid(line) || hasLoneSurrogate(line) {
 		return false
 	}
 	type frame struct {
@@ -81,6 +84,42 @@ func oracle(line []byte) bool {
 	}
 }
 
+// hasLoneSurrogate reports whether valid JSON holds a \u escape of half a
+// surrogate pair that is not paired with the other half, walking its
+// strings' escapes as UTF-16 code units.
+func hasLoneSurrogate(valid []byte) bool {
+	var units []uint16 // of the string being read
+	in := false
+	for i := 0; i < len(valid); i++ {
+		switch c := valid[i]; {
+		case !in:
+			in = c == '"'
+			units = units[:0]
+		case c == '"':
+			in = false
+			for k := 0; k < len(units); k++ {
+				if !utf16.IsSurrogate(rune(units[k])) {
+					continue
+				}
+				if k+1 == len(units) || utf16.DecodeRune(rune(units[k]), rune(units[k+1])) == utf8.RuneError {
+					return true
+				}
+				k++
+			}
+		case c == '\\' && valid[i+1] == 'u':
+			n, _ := strconv.ParseUint(string(valid[i+2:i+6]), 16, 16)
+			units = append(units, uint16(n))
+			i += 5
+		case c == '\\':
+			units = append(units, 'x')
+			i++
+		default:
+			units = append(units, 'x')
+		}
+	}
+	return false
+}
+
 // topNames returns the decoded names of the top-level members of obj, a
 // valid JSON object, in order, as encoding/json decodes them.
 func topNames(t *testing.T, obj []byte) []string {
@@ -104,7 +143,7 @@ func topNames(t *testing.T, obj []byte) []string {
 	return names
 }
 
-var sentinels = []error{ErrSyntax, ErrNotObject, ErrDuplicateName, ErrInvalidUTF8, ErrTooDeep}
+var sentinels = []error{ErrSyntax, ErrNotObject, ErrDuplicateName, ErrInvalidUTF8, ErrLoneSurrogate, ErrTooDeep}
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(ledgerLine(1)))

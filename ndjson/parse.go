@@ -76,9 +76,9 @@ type Member struct {
 // object at any depth holds two members whose decoded names are equal, and it
 // nests at most MaxDepth levels. Numbers are checked against the grammar
 // only: 1e400 and 123456789012345678901234567890 are accepted. A \u escape of
-// a lone or inverted UTF-16 surrogate is accepted as well; it decodes to
-// U+FFFD, here and in AppendUnquote, so {"\ud800":1,"\udc00":2} has a
-// duplicate name.
+// half a UTF-16 surrogate pair without the other half right after it (lone
+// or inverted) is rejected with ErrLoneSurrogate, as the bytes of a
+// surrogate are rejected as invalid UTF-8: no string holding one is text.
 type Parser struct {
 	members []Member
 	stack   []frame
@@ -654,15 +654,9 @@ func scanString(line []byte, i int) (end int, escaped bool, err error) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				for k := i + 2; k < i+6; k++ {
-					if k >= n {
-						return 0, false, errEnd(n)
-					}
-					if !isHex(line[k]) {
-						return 0, false, errChar(line, k, `in \u escape`)
-					}
+				if i, err = scanSurrogates(line, i); err != nil {
+					return 0, false, err
 				}
-				i += 6
 			default:
 				return 0, false, errChar(line, i+1, "in string escape")
 			}
@@ -680,11 +674,56 @@ func scanString(line []byte, i int) (end int, escaped bool, err error) {
 	}
 }
 
+// scanSurrogates validates the \u escape at line[i] and returns the index
+// just past it, or past the pair of escapes it starts. An escape of half a
+// UTF-16 surrogate pair is an error unless the other half follows at once:
+// such a string cannot be UTF-8 text, and decoding every lone half to U+FFFD
+// would make "\ud800" and "\udbff" one string.
+func scanSurrogates(line []byte, i int) (int, error) {
+	r, err := scanHex4(line, i+2)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case 0xDC00 <= r && r < 0xE000:
+		return 0, errSurrogate(line, i, "a low surrogate with no high one before it")
+	case r < 0xD800 || r >= 0xDC00:
+		return i + 6, nil
+	}
+	if i+7 >= len(line) || line[i+6] != '\\' || line[i+7] != 'u' {
+		return 0, errSurrogate(line, i, "a high surrogate not followed by a low one")
+	}
+	lo, err := scanHex4(line, i+8)
+	if err != nil {
+		return 0, err
+	}
+	if lo < 0xDC00 || lo >= 0xE000 {
+		return 0, errSurrogate(line, i, "a high surrogate not followed by a low one")
+	}
+	return i + 12, nil
+}
+
+// scanHex4 decodes the four hex digits of a \u escape, from line[i].
+func scanHex4(line []byte, i int) (rune, error) {
+	for k := i; k < i+4; k++ {
+		if k >= len(line) {
+			return 0, errEnd(len(line))
+		}
+		if !isHex(line[k]) {
+			return 0, errChar(line, k, `in \u escape`)
+		}
+	}
+	return hex4(line[i:]), nil
+}
+
+func errSurrogate(line []byte, i int, what string) error {
+	return &ParseError{Column: i + 1, Err: fmt.Errorf("%w %s: %s", ErrLoneSurrogate, line[i:i+6], what)}
+}
+
 // AppendUnquote appends the decoded content of the JSON string literal raw
 // (with its quotes) to dst. raw must be exactly one valid string literal
 // holding valid UTF-8, as Parse checks; otherwise AppendUnquote returns dst
-// unchanged and a *ParseError whose Column is counted in raw. A \u escape of a
-// lone or inverted UTF-16 surrogate decodes to U+FFFD.
+// unchanged and a *ParseError whose Column is counted in raw.
 func AppendUnquote(dst, raw []byte) ([]byte, error) {
 	if len(raw) == 0 {
 		return dst, errEnd(0)
@@ -730,20 +769,11 @@ func unescape(dst, s []byte) []byte {
 		case 'u':
 			r := hex4(s)
 			s = s[4:]
-			switch {
-			case 0xD800 <= r && r < 0xDC00:
-				// A high surrogate makes a character only with a low one
-				// right after it.
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if lo := hex4(s[2:]); 0xDC00 <= lo && lo < 0xE000 {
-						r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-						s = s[6:]
-						break
-					}
-				}
-				r = utf8.RuneError
-			case 0xDC00 <= r && r < 0xE000:
-				r = utf8.RuneError
+			if 0xD800 <= r && r < 0xDC00 {
+				// scanString let a high surrogate through only with its
+				// low one right after it.
+				r = 0x10000 + (r-0xD800)<<10 + (hex4(s[2:]) - 0xDC00)
+				s = s[6:]
 			}
 			dst = utf8.AppendRune(dst, r)
 		default: // '"', '\\', '/'

@@ -39,6 +39,7 @@ var (
 	ErrNotObject     = errors.New("not a JSON object")
 	ErrDuplicateName = errors.New("duplicate member name")
 	ErrInvalidUTF8   = errors.New("invalid UTF-8")
+	ErrLoneSurrogate = errors.New("lone surrogate escape")
 	ErrTooDeep       = errors.New("nesting too deep")
 	ErrLineTooLong   = errors.New("line too long")
 )

@@ -53,7 +53,7 @@ func (g *exportGen) key(name string) string {
 func (g *exportGen) str() string {
 	return g.pick(`"op-1"`, `"attempt"`, `"effect"`, `"timeout"`, `"x\"y"`, `"\u00e9\ud83d\ude00"`, `""`, `"a\nb"`,
 		`"\u0000"`, `" 17"`, `"17"`, `"-3"`, `"1e3"`, `"99999999999999999999"`, `"2026-11-29T09:00:00Z"`, `"deadline exceeded"`,
-		`"\ud800"`, `"\udc00x"`, `"a\ud83d"`, `"\ud83d\u0041"`, `"\/\b\f\r\t"`, `"é\u00e9"`, `"é"`, `"😀 op"`)
+		`"\ud800\udc00"`, `"\uDBFF\uDFFFx"`, `"a\ud83d\ude00"`, `"\ud83d\ude00\u0041"`, `"\/\b\f\r\t"`, `"é\u00e9"`, `"é"`, `"😀 op"`)
 }
 
 func (g *exportGen) scalar() string {
@@ -272,6 +272,7 @@ func TestPlainGivesUp(t *testing.T) {
 		"bad literal":                `{"resourceSpans":[],"x":nul}`,
 		"bad escape":                 `{"resourceSpans":[],"x":"\x"}`,
 		"short unicode escape":       `{"resourceSpans":[],"x":"\u12"}`,
+		"lone surrogate escape":      `{"resourceSpans":[],"x":"\ud800"}`,
 		"control character":          "{\"resourceSpans\":[],\"x\":\"a\tb\"}",
 		"trailing comma":             `{"resourceSpans":[1,],"x":1}`,
 		"missing colon":              `{"resourceSpans" []}`,
@@ -295,8 +296,8 @@ func TestPlainTakes(t *testing.T) {
 		"empty list":           `{"resourceSpans":[]}`,
 		"white space":          " \t{ \"resourceSpans\" :\r\n[ { \"scopeSpans\" : [ ] } ] }\n",
 		"raw values kept":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"endTimeUnixNano": [ 1 , "\u0041" ] ,"status":{"code": "2" ,"message":"x"}}]}]}]}`,
-		"every variant":        `{"resourceSpans":[{"resource":{"attributes":[{"key":"k","value":{"stringValue":"\ud800","intValue":-1.5e+3,"boolValue":true,"doubleValue":false,"arrayValue":{},"kvlistValue":[],"bytesValue":"QQ=="}}]}}]}`,
-		"escaped strings":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"\u0030\ud800","attributes":[{"key":"a\"b\n"}],"status":{"message":"\"x\""}}]}]}]}`,
+		"every variant":        `{"resourceSpans":[{"resource":{"attributes":[{"key":"k","value":{"stringValue":"\ud800\udc00","intValue":-1.5e+3,"boolValue":true,"doubleValue":false,"arrayValue":{},"kvlistValue":[],"bytesValue":"QQ=="}}]}}]}`,
+		"escaped strings":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"\u0030\ud800\udc00","attributes":[{"key":"a\"b\n"}],"status":{"message":"\"x\""}}]}]}]}`,
 		"unknown members":      `{"x":{"y":[null,true,false,0,-0.0,1E-2,"\\\/"]},"resourceSpans":[{"scopeSpans":[],"schemaUrl":"é"}],"z":null}`,
 		"non-ASCII values":     `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"é😀","attributes":[{"key":"ключ","value":{}}]}]}]}]}`,
 		"name twice, unknown":  `{"resourceSpans":[],"x":1,"x":2}`,
