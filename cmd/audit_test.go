@@ -178,6 +178,112 @@ func TestRejectsUnwritable(t *testing.T) {
 	}
 }
 
+// TestRejectsWriteFailure fills the disk under the rejects file: the run
+// must fail with the write error, with no report, whether or not it is
+// strict. The rejects are written when the run ends, from a buffer.
+func TestRejectsWriteFailure(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	ledger := filepath.Join(t.TempDir(), "ledger.ndjson")
+	if err := os.WriteFile(ledger, []byte("not json\n{\"type\":\"attempt\",\"operationId\":\"op-1\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr []string
+	}{
+		{"skip invalid", []string{"--skip-invalid", "--fail-on", "none"}, []string{"writing /dev/full", "no space left on device"}},
+		{"strict", nil, []string{"1 invalid of 2 lines", "writing /dev/full", "no space left on device"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, stdout, stderr := TestStreams("")
+			code := Main(streams, append([]string{"audit", ledger, "--rejects", "/dev/full"}, tt.args...)...)
+			if code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("a report was printed:\n%s", stdout)
+			}
+			for _, want := range tt.wantStderr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr %q does not say %q", stderr, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRejectsIsInput refuses a rejects file that is one of the inputs,
+// named or on standard input, and leaves the input as it was.
+func TestRejectsIsInput(t *testing.T) {
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.ndjson")
+	content := []byte("not json\n{\"type\":\"attempt\",\"operationId\":\"op-1\"}\n")
+	if err := os.WriteFile(ledger, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		stdin bool
+	}{
+		{"named", []string{ledger}, false},
+		{"among others", []string{filepath.Join("..", "fixtures", "four-operations.ndjson"), filepath.Join(dir, ".", "ledger.ndjson")}, false},
+		{"standard input", nil, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, stdout, stderr := TestStreams("")
+			if tt.stdin {
+				f, err := os.Open(ledger)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				streams.In = f
+			}
+			args := append([]string{"audit", "--skip-invalid", "--rejects", ledger}, tt.args...)
+			if code := Main(streams, args...); code != ExitError {
+				t.Errorf("exit %d, want %d; stdout %q", code, ExitError, stdout)
+			}
+			if !strings.Contains(stderr.String(), "is also an input") {
+				t.Errorf("stderr %q does not say the rejects file is an input", stderr)
+			}
+			if got, err := os.ReadFile(ledger); err != nil || !bytes.Equal(got, content) {
+				t.Errorf("the input now holds %q (%v), want it unchanged", got, err)
+			}
+		})
+	}
+}
+
+func TestJoinFailures(t *testing.T) {
+	later := failure(errors.New("writing rejects: disk full"))
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"none before", nil, "writing rejects: disk full"},
+		{"already printed", silentExit(ExitError), "writing rejects: disk full"},
+		{"a failure before", failure(errors.New("ledger: read error")), "ledger: read error\nwriting rejects: disk full"},
+		{"a plain error before", errors.New("boom"), "boom\nwriting rejects: disk full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := joinFailures(tt.err, later)
+			var stderr bytes.Buffer
+			if code := exitCode(got, &stderr, "effectaudit audit"); code != ExitError {
+				t.Errorf("exit %d, want %d", code, ExitError)
+			}
+			if diff := cmp.Diff("effectaudit: "+tt.want+"\n", stderr.String()); diff != "" {
+				t.Errorf("printed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestVersion(t *testing.T) {
 	streams, stdout, _ := TestStreams("")
 	if code := Main(streams, "version"); code != ExitOK {

@@ -38,6 +38,24 @@ func usageError(format string, args ...any) error {
 // failure is an audit or I/O failure: exit 2.
 func failure(err error) error { return &exitError{code: ExitError, err: err} }
 
+// joinFailures adds later, a failure that followed err, to err: the run
+// fails with exit 2 and both messages, or later's alone when err is nil or
+// has already been printed (a silentExit).
+func joinFailures(err, later error) error {
+	var msgs []error
+	for _, e := range []error{err, later} {
+		var ee *exitError
+		switch {
+		case e == nil:
+		case !errors.As(e, &ee):
+			msgs = append(msgs, e)
+		case ee.err != nil:
+			msgs = append(msgs, ee.err)
+		}
+	}
+	return failure(errors.Join(msgs...))
+}
+
 // silentExit ends with code; whatever had to be said has been printed.
 func silentExit(code int) error { return &exitError{code: code} }
 

@@ -120,13 +120,19 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		opts.KeepInvalid = -1 // counted, never listed
 	}
 	if o.Rejects != "" {
-		w, done, err := create(o.Rejects, nil)
-		if err != nil {
-			return nil, nil, failure(fmt.Errorf("rejects: %w", err))
+		if err := rejectsNotInput(s, o.Rejects, inputs); err != nil {
+			return nil, nil, err
 		}
+		w, done, cerr := create(o.Rejects, nil)
+		if cerr != nil {
+			return nil, nil, failure(fmt.Errorf("rejects: %w", cerr))
+		}
+		// The last rejects are written here, when the buffer is flushed:
+		// a failure must reach the named result, or the lines it held are
+		// lost and the run still passes.
 		defer func() {
-			if derr := done(); derr != nil && err == nil {
-				err = derr
+			if derr := done(); derr != nil {
+				rep, names, err = nil, nil, joinFailures(err, derr)
 			}
 		}()
 		opts.Rejects = w
@@ -165,6 +171,32 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		return nil, nil, strictFailure(s.ErrOut, rep)
 	}
 	return rep, names, nil
+}
+
+// rejectsNotInput refuses a --rejects file that is also one of the inputs
+// (standard input included, when it is a file): creating it would empty
+// the input before it is read.
+func rejectsNotInput(s *Streams, rejects string, inputs []string) error {
+	rst, err := os.Stat(rejects)
+	if err != nil {
+		return nil // not there yet, or create says why not
+	}
+	for _, name := range inputs {
+		var st os.FileInfo
+		if name == input.Stdin {
+			f, ok := s.In.(*os.File)
+			if !ok {
+				continue
+			}
+			st, err = f.Stat()
+		} else {
+			st, err = os.Stat(name)
+		}
+		if err == nil && os.SameFile(rst, st) {
+			return usageError("--rejects %s is also an input: writing it would empty it before it is read", rejects)
+		}
+	}
+	return nil
 }
 
 // readInput audits one input, with progress on a terminal after a second.
