@@ -120,8 +120,8 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		opts.KeepInvalid = -1 // counted, never listed
 	}
 	if o.Rejects != "" {
-		if err := rejectsNotInput(s, o.Rejects, inputs); err != nil {
-			return nil, nil, err
+		if rerr := rejectsNotInput(s, o.Rejects, inputs); rerr != nil {
+			return nil, nil, rerr
 		}
 		w, done, cerr := create(o.Rejects, nil)
 		if cerr != nil {
