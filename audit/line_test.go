@@ -152,6 +152,8 @@ func FuzzDecodeLine(f *testing.F) {
 		`{"type":"effect","operationId":"op","result":"absent","x":[1],"y":null,"z":-0.5e-3}`,
 		`{"type":"attempt","operationId":"op","attempt":12,"attempt":1}`,
 		`{"type":"attempt","operationId":"\u00e9"}`,
+		`{"type":"effect","operationId":"op","effectRef":"r\ud83d\ude00"}`,
+		`{"type":"effect","operationId":"op","effectRef":"r\ud800"}`,
 		` {"type" : "attempt" , "operationId" : "op" } `,
 	} {
 		f.Add([]byte(s))
