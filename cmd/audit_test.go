@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -102,7 +103,17 @@ func TestCompressedInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	zst := enc.EncodeAll(fixtures.FourOperations, nil)
-	files := map[string][]byte{"plain.ndjson": fixtures.FourOperations, "ledger.gz.txt": gz.Bytes(), "ledger.bin": zst}
+	// As pzstd writes it: a skippable frame (magic 0x184D2A50, a length,
+	// the frame's size) before each frame.
+	half := len(fixtures.FourOperations) / 2
+	var pzst []byte
+	for _, part := range [][]byte{fixtures.FourOperations[:half], fixtures.FourOperations[half:]} {
+		frame := enc.EncodeAll(part, nil)
+		pzst = append(pzst, 0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0)
+		pzst = binary.LittleEndian.AppendUint32(pzst, uint32(len(frame)))
+		pzst = append(pzst, frame...)
+	}
+	files := map[string][]byte{"plain.ndjson": fixtures.FourOperations, "ledger.gz.txt": gz.Bytes(), "ledger.bin": zst, "ledger.pzst": pzst}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -117,7 +128,7 @@ func TestCompressedInputs(t *testing.T) {
 		return stdout.String(), code
 	}
 	want, wantCode := run("audit", "-f", "ndjson", filepath.Join(dir, "plain.ndjson"))
-	for _, name := range []string{"ledger.gz.txt", "ledger.bin"} {
+	for _, name := range []string{"ledger.gz.txt", "ledger.bin", "ledger.pzst"} {
 		got, code := run("audit", "-f", "ndjson", filepath.Join(dir, name))
 		if diff := cmp.Diff(want, got); diff != "" || code != wantCode {
 			t.Errorf("%s: exit %d (want %d), report (-plain +compressed):\n%s", name, code, wantCode, diff)
@@ -175,6 +186,31 @@ func TestRejectsUnwritable(t *testing.T) {
 	code := Main(streams, "audit", "--example", "--rejects", filepath.Join(t.TempDir(), "missing", "rejects.ndjson"))
 	if code != ExitError || !strings.Contains(stderr.String(), "rejects") {
 		t.Errorf("exit %d, stderr %q; want exit 2 naming the rejects file", code, stderr.String())
+	}
+}
+
+// TestCompressedHeaderErrors cuts compressed inputs short, or breaks their
+// headers: the error names the input, as every read error does.
+func TestCompressedHeaderErrors(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join("..", "fixtures", "four-operations.ndjson")
+	for name, data := range map[string][]byte{
+		"magic-only.gz": {0x1f, 0x8b},
+		"bad-method.gz": append([]byte{0x1f, 0x8b, 0x07, 0, 0, 0, 0, 0, 0, 3}, "abcdefghijk"...),
+		"cut-frame.zst": {0x28, 0xb5, 0x2f, 0xfd, 0x04},
+		"cut-skip.pzst": {0x50, 0x2a, 0x4d, 0x18, 4, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			streams, _, stderr := TestStreams("")
+			code := Main(streams, "audit", "--fail-on", "none", plain, path)
+			if code != ExitError || !strings.HasPrefix(stderr.String(), "effectaudit: "+path+": ") {
+				t.Errorf("exit %d, stderr %q; want exit 2 and the input named first", code, stderr)
+			}
+		})
 	}
 }
 

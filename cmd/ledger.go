@@ -3,8 +3,10 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"runtime"
 	"slices"
@@ -203,6 +205,9 @@ func rejectsNotInput(s *Streams, rejects string, inputs []string) error {
 func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, marks []string, name, display string, index int) error {
 	src, err := input.Open(name, s.In)
 	if err != nil {
+		if !errors.As(err, new(*fs.PathError)) { // which names the file already
+			err = fmt.Errorf("%s: %w", display, err)
+		}
 		return err
 	}
 	in := ingest.Input{Name: display}

@@ -23,6 +23,14 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
+// isZstd reports whether magic starts a zstd stream: a frame, or a
+// skippable frame (RFC 8878: 0x184D2A50 to 0x184D2A5F, little-endian),
+// which pzstd writes before every frame it compresses.
+func isZstd(magic []byte) bool {
+	return bytes.HasPrefix(magic, zstdMagic) ||
+		len(magic) == 4 && magic[0]&0xf0 == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18
+}
+
 // Source is one opened input: its decompressed bytes and how much of the
 // underlying file has been read, for progress reports.
 type Source struct {
@@ -87,14 +95,14 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	case bytes.HasPrefix(magic, gzipMagic):
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, fmt.Errorf("reading the gzip header: %w", err)
 		}
 		src.r = zr
 		src.closer = append(src.closer, zr.Close)
-	case bytes.HasPrefix(magic, zstdMagic):
+	case isZstd(magic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
+			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
 		}
 		src.r = zr
 		src.closer = append(src.closer, func() error { zr.Close(); return nil })
