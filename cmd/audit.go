@@ -94,7 +94,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	f := c.Flags()
 	opts.Ledger.addFlags(f)
 	f.VarP(format, "format", "f", "report format: "+strings.Join(report.Formats, ", "))
-	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated, or none")
+	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated and repeatable, or none")
 	f.StringVar(&opts.Baseline, "baseline", "", "earlier JSON report `FILE`: --fail-on counts only operations new or worse than in it")
 	f.StringVar(&opts.WriteBaseline, "write-baseline", "", "also write this run's JSON report to `FILE`, for a later --baseline")
 	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each failing operation's first line)")

@@ -44,6 +44,22 @@ func TestAuditFlags(t *testing.T) {
 				Format: "ndjson", FailOn: []string{"duplicate", "key-conflict", "shared-key"}, All: true},
 		},
 		{
+			name: "fail-on repeated",
+			args: []string{"--example", "--fail-on", "duplicate", "--fail-on", "uncertain,duplicate", "--fail-on", "orphan-effect"},
+			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 16 << 20, InputFormat: "auto"}, Format: "table",
+				FailOn: []string{"duplicate", "uncertain", "orphan-effect"}},
+		},
+		{
+			name: "fail-on none twice",
+			args: []string{"--example", "--fail-on", "none", "--fail-on", " none "},
+			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 16 << 20, InputFormat: "auto"}, Format: "table"},
+		},
+		{
+			name: "max-line-bytes at the limits",
+			args: []string{"--example", "--max-line-bytes", "2GiB", "--max-line-bytes", "1"},
+			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 1, InputFormat: "auto"}, Format: "table", FailOn: []string{"duplicate", "key-conflict", "uncertain"}},
+		},
+		{
 			name: "fail-on none",
 			args: []string{"--example", "--fail-on", "none"},
 			want: AuditOptions{Ledger: LedgerOptions{Example: true, MaxLineBytes: 16 << 20, InputFormat: "auto"}, Format: "table"},
@@ -73,8 +89,17 @@ func TestAuditFlagErrors(t *testing.T) {
 		{[]string{"--format", "xml"}, `"xml" is not one of table, json, ndjson`},
 		{[]string{"--fail-on", "dupe"}, `"dupe" is not one of none, key-conflict, duplicate, healthy, absent, uncertain, key-churn,`},
 		{[]string{"--fail-on", ","}, "empty list"},
-		{[]string{"--max-line-bytes", "0"}, "is not a size"},
-		{[]string{"--max-line-bytes", "3GiB"}, "is not a size"},
+		{[]string{"--fail-on", "none,duplicate"}, "none cannot be combined with names"},
+		{[]string{"--fail-on", "duplicate", "--fail-on", "none"}, "none cannot be combined with names"},
+		{[]string{"--fail-on", "none", "--fail-on", "duplicate"}, "names cannot be combined with none"},
+		{[]string{"--max-line-bytes", "0"}, `"0" is below the smallest size, 1 byte`},
+		{[]string{"--max-line-bytes", "-1KiB"}, "is below the smallest size"},
+		{[]string{"--max-line-bytes", "-99999999999999999999"}, "is below the smallest size"},
+		{[]string{"--max-line-bytes", "3GiB"}, `"3GiB" is above the largest size, 2GiB`},
+		{[]string{"--max-line-bytes", "2147483649"}, "is above the largest size"},
+		{[]string{"--max-line-bytes", "99999999999999999999"}, "is above the largest size"},
+		{[]string{"--max-line-bytes", "16 MB"}, "is not a size such as"},
+		{[]string{"--max-line-bytes", "KiB"}, "is not a size such as"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -30,10 +31,14 @@ func (f *enumFlag) Set(v string) error {
 }
 
 // listFlag is a comma-separated list of names from a fixed set; the single
-// word "none" makes it empty.
+// word "none" makes it empty. The first use replaces the default and each
+// later one adds to it, as pflag's string slices do, so that
+// --fail-on duplicate --fail-on uncertain gates on both.
 type listFlag struct {
 	values  []string
 	allowed []string
+	set     bool // given on the command line
+	none    bool // given as none
 }
 
 func newListFlag(def []string, allowed []string) *listFlag {
@@ -50,33 +55,43 @@ func (f *listFlag) String() string {
 func (f *listFlag) Type() string { return "list" }
 
 func (f *listFlag) Set(v string) error {
-	if strings.TrimSpace(v) == "none" {
-		f.values = nil
-		return nil
-	}
-	var out []string
+	var names []string
+	none := false
 	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if !slices.Contains(f.allowed, name) {
+		switch name = strings.TrimSpace(name); {
+		case name == "":
+		case name == "none":
+			none = true
+		case !slices.Contains(f.allowed, name):
 			return fmt.Errorf("%q is not one of none, %s", name, strings.Join(f.allowed, ", "))
-		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
+		default:
+			names = append(names, name)
 		}
 	}
-	if len(out) == 0 {
+	switch {
+	case none && (len(names) > 0 || f.set && !f.none):
+		return fmt.Errorf("none cannot be combined with names")
+	case !none && len(names) == 0:
 		return fmt.Errorf("empty list; use none to never fail")
+	case !none && f.none:
+		return fmt.Errorf("names cannot be combined with none")
 	}
-	f.values = out
+	if !f.set {
+		f.set, f.none, f.values = true, none, nil
+	}
+	for _, name := range names {
+		if !slices.Contains(f.values, name) {
+			f.values = append(f.values, name)
+		}
+	}
 	return nil
 }
 
-// sizeFlag is a byte count written as a number with an optional binary unit
-// (KiB, MiB, GiB) or plain bytes.
+// sizeFlag is a byte count from 1 byte to maxSize, written as a number with
+// an optional binary unit (KiB, MiB, GiB) or plain bytes.
 type sizeFlag struct{ n int }
+
+const maxSize = 2 << 30
 
 func (f *sizeFlag) Type() string { return "size" }
 
@@ -105,8 +120,13 @@ func (f *sizeFlag) Set(v string) error {
 		}
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(num))
-	if err != nil || n < 1 || int64(n) > (1<<31)/int64(mult) {
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return fmt.Errorf("%q is not a size such as 65536, 64KiB, 16MiB or 1GiB", v)
+	case err == nil && n < 1 || err != nil && strings.HasPrefix(strings.TrimSpace(num), "-"):
+		return fmt.Errorf("%q is below the smallest size, 1 byte", v)
+	case err != nil || int64(n) > maxSize/int64(mult):
+		return fmt.Errorf("%q is above the largest size, 2GiB", v)
 	}
 	f.n = n * mult
 	return nil
