@@ -109,6 +109,13 @@ func auditRun(opts *AuditOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
+	if opts.WriteBaseline != "" {
+		// Writing the report over the baseline it reads is how a baseline
+		// moves on; over a ledger, it would lose the ledger.
+		if err := opts.Ledger.refuseInput(s, "write-baseline", opts.WriteBaseline, "the report would replace the ledger"); err != nil {
+			return err
+		}
+	}
 	var base *baseline.Baseline
 	loaded := func() (*baseline.Baseline, error) { return nil, nil }
 	if opts.Baseline != "" {

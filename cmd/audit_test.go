@@ -277,9 +277,11 @@ func TestRejectsWriteFailure(t *testing.T) {
 	}
 }
 
-// TestRejectsIsInput refuses a rejects file that is one of the inputs,
-// named or on standard input, and leaves the input as it was.
-func TestRejectsIsInput(t *testing.T) {
+// TestWrittenFileIsInput refuses a rejects file or a baseline to write that
+// is one of the inputs, named or on standard input, and leaves the input as
+// it was. Writing the baseline over the one read is allowed: see
+// TestWriteBaselineOverBaseline.
+func TestWrittenFileIsInput(t *testing.T) {
 	dir := t.TempDir()
 	ledger := filepath.Join(dir, "ledger.ndjson")
 	content := []byte("not json\n{\"type\":\"attempt\",\"operationId\":\"op-1\"}\n")
@@ -305,15 +307,20 @@ func TestRejectsIsInput(t *testing.T) {
 				defer f.Close()
 				streams.In = f
 			}
-			args := append([]string{"audit", "--skip-invalid", "--rejects", ledger}, tt.args...)
-			if code := Main(streams, args...); code != ExitError {
-				t.Errorf("exit %d, want %d; stdout %q", code, ExitError, stdout)
-			}
-			if !strings.Contains(stderr.String(), "is also an input") {
-				t.Errorf("stderr %q does not say the rejects file is an input", stderr)
-			}
-			if got, err := os.ReadFile(ledger); err != nil || !bytes.Equal(got, content) {
-				t.Errorf("the input now holds %q (%v), want it unchanged", got, err)
+			for _, flag := range []string{"--rejects", "--write-baseline"} {
+				if f, ok := streams.In.(*os.File); ok {
+					f.Seek(0, io.SeekStart)
+				}
+				args := append([]string{"audit", "--skip-invalid", flag, ledger}, tt.args...)
+				if code := Main(streams, args...); code != ExitError {
+					t.Errorf("%s: exit %d, want %d; stdout %q", flag, code, ExitError, stdout)
+				}
+				if want := flag + " " + ledger + " is also an input"; !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr %q does not say %q", stderr, want)
+				}
+				if got, err := os.ReadFile(ledger); err != nil || !bytes.Equal(got, content) {
+					t.Errorf("%s: the input now holds %q (%v), want it unchanged", flag, got, err)
+				}
 			}
 		})
 	}

@@ -122,7 +122,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		opts.KeepInvalid = -1 // counted, never listed
 	}
 	if o.Rejects != "" {
-		if rerr := rejectsNotInput(s, o.Rejects, inputs); rerr != nil {
+		if rerr := o.refuseInput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); rerr != nil {
 			return nil, nil, rerr
 		}
 		w, done, cerr := create(o.Rejects, nil)
@@ -175,13 +175,17 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	return rep, names, nil
 }
 
-// rejectsNotInput refuses a --rejects file that is also one of the inputs
-// (standard input included, when it is a file): creating it would empty
-// the input before it is read.
-func rejectsNotInput(s *Streams, rejects string, inputs []string) error {
-	rst, err := os.Stat(rejects)
-	if err != nil {
-		return nil // not there yet, or create says why not
+// refuseInput refuses a file that flag would write and that is also one
+// of o's inputs (standard input included, when it is a file): writing it
+// would destroy the input, as why says.
+func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
+	target, err := os.Stat(path)
+	if err != nil || o.Example {
+		return nil // not there yet (or the write will say why not), or no file is read
+	}
+	inputs := o.Files
+	if len(inputs) == 0 {
+		inputs = []string{input.Stdin}
 	}
 	for _, name := range inputs {
 		var st os.FileInfo
@@ -194,8 +198,8 @@ func rejectsNotInput(s *Streams, rejects string, inputs []string) error {
 		} else {
 			st, err = os.Stat(name)
 		}
-		if err == nil && os.SameFile(rst, st) {
-			return usageError("--rejects %s is also an input: writing it would empty it before it is read", rejects)
+		if err == nil && os.SameFile(target, st) {
+			return usageError("--%s %s is also an input: %s", flag, path, why)
 		}
 	}
 	return nil
