@@ -35,7 +35,9 @@ func NewCmdExplain(streams *Streams, runF func(*ExplainOptions) error) *cobra.Co
 		Long: `Explain audits the inputs as audit does (a label can depend on other
 operations through shared keys) and prints every record of one operation in
 time order, then input order, each with its input and line, followed by the
-operation's label, reason, findings and next action.
+operation's label, reason, findings and next action. With --skip-invalid,
+the lines skipped as invalid are listed last: any of them may be one of the
+operation's records.
 
 Exit status: 0 when the operation was found, 2 when it was not (with the
 closest operation ids seen) or on a usage or input error.`,
@@ -100,6 +102,9 @@ func explainRun(opts *ExplainOptions) error {
 		mu.Unlock()
 	}
 	defer tuneGC(opts.Streams)()
+	// With --skip-invalid, the explanation lists the lines it skipped: any
+	// of them may be one of the operation's records.
+	opts.Ledger.listInvalid = true
 	rep, names, err := readLedgers(opts.Streams, &opts.Ledger, keep)
 	if err != nil {
 		return err
@@ -153,9 +158,9 @@ func explainRun(opts *ExplainOptions) error {
 	})
 	out := bufio.NewWriter(opts.Streams.Out)
 	if opts.Format == "json" {
-		err = writeExplainJSON(out, op, records)
+		err = writeExplainJSON(out, op, records, rep)
 	} else {
-		err = writeExplainText(out, op, records)
+		err = writeExplainText(out, op, records, rep)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -173,17 +178,19 @@ func (e explained) clone() explained {
 	return e
 }
 
-func writeExplainJSON(w io.Writer, op *audit.Operation, records []explained) error {
+func writeExplainJSON(w io.Writer, op *audit.Operation, records []explained, rep *audit.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Operation *audit.Operation `json:"operation"`
-		Records   []explained      `json:"records"`
-	}{op, records})
+		Operation    *audit.Operation `json:"operation"`
+		Records      []explained      `json:"records"`
+		InvalidLines int              `json:"invalidLines"`
+		Invalid      []audit.Invalid  `json:"invalid"`
+	}{op, records, rep.Summary.InvalidLines, rep.Invalid})
 }
 
-func writeExplainText(w io.Writer, op *audit.Operation, records []explained) error {
+func writeExplainText(w io.Writer, op *audit.Operation, records []explained, rep *audit.Report) error {
 	fmt.Fprintf(w, "%s\n\n", report.Sanitize(op.OperationID))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHERE\tOBSERVED\tTYPE\tATTEMPT\tRESULT\tKEY\tHASH\tEFFECT")
@@ -214,6 +221,19 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []explained) err
 		fmt.Fprintf(w, "%s %s: %s\n", head, f.Code, report.Sanitize(f.Message))
 	}
 	_, err := fmt.Fprintf(w, "next action: %s\n", op.NextAction)
+	if n := rep.Summary.InvalidLines; n > 0 && err == nil {
+		lines := "lines"
+		if n == 1 {
+			lines = "line"
+		}
+		fmt.Fprintf(w, "\nskipped:     %d invalid %s, not counted above; any may be a record of this operation\n", n, lines)
+		for _, inv := range rep.Invalid[:min(len(rep.Invalid), maxShownInvalid)] {
+			fmt.Fprintf(w, "             %s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
+		}
+		if more := n - min(len(rep.Invalid), maxShownInvalid); more > 0 {
+			_, err = fmt.Fprintf(w, "             ... and %d more\n", more)
+		}
+	}
 	return err
 }
 
