@@ -44,15 +44,16 @@ func WriteAnnotations(w io.Writer, rep *audit.Report, inputs []string, failOn []
 func writeAnnotations(bw *bufio.Writer, rep *audit.Report, inputs []string, g gate) error {
 	var buf []byte
 	written, failing, warnings := 0, 0, 0
-	annotate := func(command string, op *audit.Operation) error {
-		buf = appendAnnotation(buf[:0], command, op, inputs)
+	annotate := func(command string, op *audit.Operation, failedOn string) error {
+		buf = appendAnnotation(buf[:0], command, op, failedOn, inputs)
 		written++
 		_, err := bw.Write(buf)
 		return err
 	}
 	// First pass: the failing operations, and a count of the others.
 	err := rep.Operations(func(op *audit.Operation) error {
-		if _, failed := g.match(op); !failed {
+		name, failed := g.match(op)
+		if !failed {
 			if op.Label != audit.Healthy {
 				warnings++
 			}
@@ -62,7 +63,7 @@ func writeAnnotations(bw *bufio.Writer, rep *audit.Report, inputs []string, g ga
 		if written == maxAnnotations {
 			return nil
 		}
-		return annotate("error", op)
+		return annotate("error", op, name)
 	})
 	if err != nil {
 		return err
@@ -77,7 +78,7 @@ func writeAnnotations(bw *bufio.Writer, rep *audit.Report, inputs []string, g ga
 			if written == maxAnnotations {
 				return errStop
 			}
-			return annotate("warning", op)
+			return annotate("warning", op, "")
 		})
 		if err != nil && !errors.Is(err, errStop) {
 			return err
@@ -101,9 +102,10 @@ func writeAnnotations(bw *bufio.Writer, rep *audit.Report, inputs []string, g ga
 //
 //	::error file=ledger.ndjson,line=2,title=duplicate%3A op-webhook-77::2 effect observations ...%0Anext action: ...
 //
-// The file is left out when the input is standard input ("-") or unknown,
-// and the line with it.
-func appendAnnotation(buf []byte, command string, op *audit.Operation, inputs []string) []byte {
+// The title names what failed the gate, failedOn: the label, or a finding
+// code, whose message then leads. The file is left out when the input is
+// standard input ("-") or unknown, and the line with it.
+func appendAnnotation(buf []byte, command string, op *audit.Operation, failedOn string, inputs []string) []byte {
 	buf = append(buf, "::"...)
 	buf = append(buf, command...)
 	buf = append(buf, ' ')
@@ -116,11 +118,20 @@ func appendAnnotation(buf []byte, command string, op *audit.Operation, inputs []
 		}
 		buf = append(buf, ',')
 	}
+	msg, byCode := byFinding(op, failedOn)
 	buf = append(buf, "title="...)
-	buf = appendCommandProperty(buf, shown(string(op.Label)))
+	if byCode {
+		buf = appendCommandProperty(buf, shown(failedOn))
+	} else {
+		buf = appendCommandProperty(buf, shown(string(op.Label)))
+	}
 	buf = appendCommandProperty(buf, ": ")
 	buf = appendCommandProperty(buf, shown(op.OperationID))
 	buf = append(buf, "::"...)
+	if byCode {
+		buf = appendCommandData(buf, shown(msg))
+		buf = appendCommandData(buf, "\n"+string(op.Label)+": ")
+	}
 	buf = appendCommandData(buf, shown(op.Reason))
 	buf = appendCommandData(buf, "\nnext action: ")
 	buf = appendCommandData(buf, shown(op.NextAction))

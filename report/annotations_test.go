@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,6 +131,9 @@ func TestAnnotations(t *testing.T) {
 		{"four operations", fourOperations(), []string{"ledger.ndjson"}, specFailOn},
 		{"no gate", fourOperations(), []string{"ledger.ndjson"}, nil},
 		{"healthy fails", fourOperations(), []string{"ledger.ndjson"}, []string{"healthy"}},
+		{"a finding fails", fourOperations(), []string{"ledger.ndjson"}, []string{"missing-key"}},
+		{"a finding and labels fail", fourOperations(), []string{"ledger.ndjson"}, []string{"duplicate", "missing-key", "healthy"}},
+		{"hostile findings fail", hostilePlus(), []string{"a,b:c%d\ne.ndjson", "-", "dir/\x1b[31m.ndjson"}, []string{"key-churn", "orphan-effect", "shared-key"}},
 		{"unknown input", fourOperations(), nil, specFailOn},
 		{"hostile", hostilePlus(), []string{"a,b:c%d\ne.ndjson", "-", "dir/\x1b[31m.ndjson"}, specFailOn},
 		{"empty", emptyReport(), []string{"ledger.ndjson"}, specFailOn},
@@ -142,7 +146,7 @@ func TestAnnotations(t *testing.T) {
 			g := newGate(tc.failOn)
 			var errs, warns []command
 			for _, op := range tc.rep.OperationList() {
-				_, failed := g.match(&op)
+				name, failed := g.match(&op)
 				if !failed && op.Label == audit.Healthy {
 					continue
 				}
@@ -156,6 +160,11 @@ func TestAnnotations(t *testing.T) {
 				}
 				c.props["title"] = string(op.Label) + ": " + shown(op.OperationID)
 				c.data = shown(op.Reason) + "\nnext action: " + shown(op.NextAction)
+				if i := slices.IndexFunc(op.Findings, func(f audit.Finding) bool { return f.Code == name }); failed && name != string(op.Label) && i >= 0 {
+					// The finding that failed the gate leads.
+					c.props["title"] = name + ": " + shown(op.OperationID)
+					c.data = shown(op.Findings[i].Message) + "\n" + string(op.Label) + ": " + c.data
+				}
 				if failed {
 					errs = append(errs, c)
 				} else {

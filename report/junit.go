@@ -88,9 +88,16 @@ func (p *junitPrinter) testcase(buf []byte, op *audit.Operation) []byte {
 	if name, failed := p.gate.match(op); failed {
 		buf = append(buf, "      <failure"...)
 		buf = append(buf, ` message="`...)
-		buf = appendXML(buf, Sanitize(string(op.Label)), true)
-		buf = append(buf, ": "...)
-		buf = appendXML(buf, Sanitize(op.Reason), true)
+		if msg, ok := byFinding(op, name); ok {
+			// The finding failed the test case, whatever the label.
+			buf = appendXML(buf, Sanitize(name), true)
+			buf = append(buf, ": "...)
+			buf = appendXML(buf, Sanitize(msg), true)
+		} else {
+			buf = appendXML(buf, Sanitize(string(op.Label)), true)
+			buf = append(buf, ": "...)
+			buf = appendXML(buf, Sanitize(op.Reason), true)
+		}
 		buf = append(buf, '"')
 		buf = appendXMLAttr(buf, "type", Sanitize(name))
 		buf = append(buf, '>')
@@ -118,7 +125,14 @@ func junitDetails(buf []byte, op *audit.Operation) []byte {
 	buf = append(buf, ", distinct effects: "...)
 	buf = strconv.AppendInt(buf, int64(op.DistinctEffects), 10)
 	buf = append(buf, ", payload hashes: "...)
-	return strconv.AppendInt(buf, int64(len(op.PayloadHashes)), 10)
+	buf = strconv.AppendInt(buf, int64(len(op.PayloadHashes)), 10)
+	for _, f := range op.Findings {
+		buf = append(buf, "\nfinding "...)
+		buf = appendXMLText(buf, Sanitize(f.Code))
+		buf = append(buf, ": "...)
+		buf = appendXMLText(buf, Sanitize(f.Message))
+	}
+	return buf
 }
 
 // appendXMLAttr appends ` name="value"`, value escaped.
@@ -216,6 +230,43 @@ func (g gate) match(op *audit.Operation) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// byFinding returns the message of the finding code names, when match
+// matched op by code, a finding code, rather than by its label.
+func byFinding(op *audit.Operation, code string) (string, bool) {
+	if code == "" || code == string(op.Label) {
+		return "", false
+	}
+	for _, f := range op.Findings {
+		if f.Code == code {
+			return f.Message, true
+		}
+	}
+	return "", false
+}
+
+// failingHealthy counts the healthy operations that fail the gate: none
+// without a pass over the operations unless the gate names healthy or a
+// finding code.
+func (g gate) failingHealthy(rep *audit.Report) (int, error) {
+	pass := false
+	for _, name := range g.names {
+		if name == string(audit.Healthy) || !slices.Contains(audit.Labels, audit.Label(name)) {
+			pass = true
+		}
+	}
+	n := 0
+	if !pass {
+		return 0, nil
+	}
+	err := rep.Briefs(func(op *audit.Operation) error {
+		if _, failed := g.match(op); failed && op.Label == audit.Healthy {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // failures counts the operations that fail the gate: from the summary when

@@ -211,10 +211,20 @@ func TestJUnitDocument(t *testing.T) {
 						", effect observations: " + strconv.Itoa(op.EffectObservations) +
 						", distinct effects: " + strconv.Itoa(op.DistinctEffects) +
 						", payload hashes: " + strconv.Itoa(len(op.PayloadHashes))
+					for _, f := range op.Findings {
+						details += "\nfinding " + xmlRead(f.Code) + ": " + xmlRead(f.Message)
+					}
 					want := junitCase{Classname: string(op.Label), Name: xmlRead(op.OperationID)}
 					if name, failed := failsGate(&op, g.failOn); failed {
+						// A finding code in the gate names what failed;
+						// a label, the verdict.
+						message := string(op.Label) + ": " + xmlRead(op.Reason)
+						if name != string(op.Label) {
+							i := slices.IndexFunc(op.Findings, func(f audit.Finding) bool { return f.Code == name })
+							message = xmlRead(name) + ": " + xmlRead(op.Findings[i].Message)
+						}
 						want.Failure = &junitFailure{
-							Message: string(op.Label) + ": " + xmlRead(op.Reason),
+							Message: message,
 							Type:    name,
 							Body:    details,
 						}

@@ -30,7 +30,7 @@ const (
 
 // markdownPrinter writes a report for $GITHUB_STEP_SUMMARY or a pull-request
 // comment: a heading, the summary line, then a table of the operations that
-// are not healthy (healthy ones need no one's attention).
+// are not healthy or fail the gate (the others need no one's attention).
 //
 // Every input string is sanitized as on a terminal, so it holds no line
 // break or control character, then escaped so that it stays inside its
@@ -38,15 +38,15 @@ const (
 // emphasis, links, HTML or @-mentions inside), the reason and the next
 // action as text with every character Markdown gives a meaning to
 // backslash-escaped.
-type markdownPrinter struct{}
+type markdownPrinter struct{ gate gate }
 
 // errStop ends an iteration over the operations early; it never leaves the
 // package.
 var errStop = errors.New("stop")
 
-func (markdownPrinter) Print(w io.Writer, rep *audit.Report) error {
+func (p markdownPrinter) Print(w io.Writer, rep *audit.Report) error {
 	bw := bufio.NewWriterSize(w, bufferSize)
-	if err := printMarkdown(bw, rep); err != nil {
+	if err := printMarkdown(bw, rep, p.gate); err != nil {
 		return fmt.Errorf("write markdown report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -55,7 +55,7 @@ func (markdownPrinter) Print(w io.Writer, rep *audit.Report) error {
 	return nil
 }
 
-func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
+func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	s := &rep.Summary
 	var head strings.Builder
 	head.WriteString("## effectaudit report\n\n")
@@ -68,11 +68,15 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
 	if n := s.InvalidLines; n > 0 {
 		fmt.Fprintf(&head, "%s skipped (`--format json` lists them).\n\n", plural(n, "invalid line"))
 	}
-	unhealthy := s.Operations - s.Labels[audit.Healthy]
+	failingHealthy, err := g.failingHealthy(rep)
+	if err != nil {
+		return err
+	}
+	listed := s.Operations - s.Labels[audit.Healthy] + failingHealthy
 	switch {
 	case s.Operations == 0:
 		head.WriteString("No operations.\n")
-	case unhealthy == 0:
+	case listed == 0:
 		if s.Operations == 1 {
 			head.WriteString("The only operation is healthy.\n")
 		} else {
@@ -85,20 +89,21 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
 	if _, err := bw.WriteString(head.String()); err != nil {
 		return err
 	}
-	if unhealthy == 0 {
+	if listed == 0 {
 		return nil
 	}
 
 	written, rows := head.Len(), 0
 	buf := make([]byte, 0, 4<<10)
-	err := rep.Operations(func(op *audit.Operation) error {
-		if op.Label == audit.Healthy {
+	err = rep.Operations(func(op *audit.Operation) error {
+		failedOn, failed := g.match(op)
+		if op.Label == audit.Healthy && !failed {
 			return nil
 		}
 		if rows == markdownRows {
 			return errStop
 		}
-		buf = markdownRow(buf[:0], op)
+		buf = markdownRow(buf[:0], op, failedOn)
 		if written+len(buf) > markdownBudget {
 			return errStop
 		}
@@ -110,7 +115,7 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
 	if err != nil && !errors.Is(err, errStop) {
 		return err
 	}
-	if more := unhealthy - rows; more > 0 {
+	if more := listed - rows; more > 0 {
 		line := fmt.Sprintf("\n… and %d more not shown (`--format table` or `--format json` lists every operation).\n", more)
 		if _, err := bw.WriteString(line); err != nil {
 			return err
@@ -119,18 +124,27 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report) error {
 	return nil
 }
 
-// markdownRow appends the table row of one operation.
-func markdownRow(buf []byte, op *audit.Operation) []byte {
+// markdownRow appends the table row of one operation. When a finding code
+// failed the gate (failedOn), the label says so and the finding's message
+// follows the reason.
+func markdownRow(buf []byte, op *audit.Operation, failedOn string) []byte {
+	msg, byCode := byFinding(op, failedOn)
 	buf = append(buf, "| "...)
 	buf = appendCodeSpan(buf, shown(op.OperationID))
 	buf = append(buf, " | "...)
 	buf = appendMarkdownText(buf, shown(string(op.Label)))
+	if byCode {
+		buf = appendMarkdownText(buf, ", fails on "+shown(failedOn))
+	}
 	buf = append(buf, " | "...)
 	buf = strconv.AppendInt(buf, int64(op.Attempts), 10)
 	buf = append(buf, " | "...)
 	buf = strconv.AppendInt(buf, int64(op.DistinctEffects), 10)
 	buf = append(buf, " | "...)
 	buf = appendMarkdownText(buf, shown(op.Reason))
+	if byCode {
+		buf = appendMarkdownText(buf, " ("+shown(failedOn)+": "+shown(msg)+")")
+	}
 	buf = append(buf, " | "...)
 	buf = appendMarkdownText(buf, shown(op.NextAction))
 	return append(buf, " |\n"...)

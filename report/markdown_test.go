@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,25 +172,37 @@ func decodeCode(cell string) (string, error) {
 // sanitized and cut to maxShownRunes.
 func TestMarkdownTable(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		rep  *audit.Report
+		name   string
+		rep    *audit.Report
+		failOn []string
 	}{
-		{"four operations", fourOperations()},
-		{"hostile", hostile()},
-		{"hostile plus", hostilePlus()},
-		{"every label", manyOperations(40, 2)},
+		{"four operations", fourOperations(), nil},
+		{"four operations, a finding fails", fourOperations(), []string{"missing-key"}},
+		{"four operations, healthy fails", fourOperations(), []string{"healthy", "duplicate"}},
+		{"hostile", hostile(), nil},
+		{"hostile plus", hostilePlus(), nil},
+		{"hostile plus, findings fail", hostilePlus(), []string{"key-churn", "orphan-effect", "shared-key", "absent"}},
+		{"every label", manyOperations(40, 2), specFailOn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tab := readMarkdown(t, string(printReport(t, "markdown", Options{}, tc.rep)))
+			tab := readMarkdown(t, string(printReport(t, "markdown", Options{FailOn: tc.failOn}, tc.rep)))
 			if diff := cmp.Diff([]string{"Operation", "Label", "Attempts", "Effects", "Reason", "Next action"}, tab.header); diff != "" {
 				t.Errorf("header (-want +got):\n%s", diff)
 			}
 			var want [][]string
+			g := newGate(tc.failOn)
 			for _, op := range tc.rep.OperationList() {
-				if op.Label != audit.Healthy {
-					want = append(want, []string{shown(op.OperationID), string(op.Label), strconv.Itoa(op.Attempts),
-						strconv.Itoa(op.DistinctEffects), cellText(op.Reason), cellText(op.NextAction)})
+				name, failed := g.match(&op)
+				if op.Label == audit.Healthy && !failed {
+					continue
 				}
+				label, reason := string(op.Label), cellText(op.Reason)
+				if i := slices.IndexFunc(op.Findings, func(f audit.Finding) bool { return f.Code == name }); failed && name != label && i >= 0 {
+					label += ", fails on " + name
+					reason += " (" + name + ": " + cellText(op.Findings[i].Message) + ")"
+				}
+				want = append(want, []string{shown(op.OperationID), label, strconv.Itoa(op.Attempts),
+					strconv.Itoa(op.DistinctEffects), reason, cellText(op.NextAction)})
 			}
 			var got [][]string
 			for i, row := range tab.rows {

@@ -29,7 +29,8 @@ type Options struct {
 	Color bool // table: colour labels (the caller decides: only on a TTY and never with NO_COLOR)
 
 	// FailOn is the --fail-on list: junit marks the operations it names as
-	// failed test cases. Nil fails none.
+	// failed test cases, and markdown lists them even when healthy. Nil
+	// fails none.
 	FailOn []string
 }
 
@@ -48,7 +49,7 @@ func New(format string, opts Options) (Printer, error) {
 	case "junit":
 		return &junitPrinter{gate: newGate(opts.FailOn)}, nil
 	case "markdown":
-		return markdownPrinter{}, nil
+		return markdownPrinter{gate: newGate(opts.FailOn)}, nil
 	}
 	return nil, fmt.Errorf("unknown report format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
