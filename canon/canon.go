@@ -21,6 +21,13 @@
 //     Only overflow to ±Inf is rejected.
 //   - Nesting deeper than MaxDepth arrays and objects is rejected with
 //     ErrNotJSON rather than risking unbounded recursion.
+//   - Unicode noncharacters (U+FDD0 to U+FDEF, U+FFFE, U+FFFF and the last
+//     two code points of every plane) are accepted, though RFC 7493 section
+//     2.1 keeps them out of I-JSON: they are valid JSON that the
+//     JSONTestSuite's y_ files expect accepted, SPEC's list of what hash
+//     rejects does not name them, and unlike a lone surrogate each is one
+//     code point that UTF-8 encodes one way, so no two inputs share a hash
+//     through them.
 //   - A drop pointer that names nothing is not an error: volatile members may
 //     be absent. All pointers are resolved against the parsed document before
 //     anything is removed, so their order does not matter and "/a/0" with
