@@ -102,9 +102,10 @@ func explainRun(opts *ExplainOptions) error {
 		mu.Unlock()
 	}
 	defer tuneGC(opts.Streams)()
-	// With --skip-invalid, the explanation lists the lines it skipped: any
-	// of them may be one of the operation's records.
-	opts.Ledger.listInvalid = true
+	// With --skip-invalid, the explanation shows the first lines it
+	// skipped, and counts them all: any may be one of the operation's
+	// records. Keeping them all would make memory grow with the input.
+	opts.Ledger.showInvalid = true
 	rep, names, err := readLedgers(opts.Streams, &opts.Ledger, keep)
 	if err != nil {
 		return err
@@ -227,10 +228,10 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []explained, rep
 			lines = "line"
 		}
 		fmt.Fprintf(w, "\nskipped:     %d invalid %s, not counted above; any may be a record of this operation\n", n, lines)
-		for _, inv := range rep.Invalid[:min(len(rep.Invalid), maxShownInvalid)] {
+		for _, inv := range rep.Invalid {
 			fmt.Fprintf(w, "             %s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
 		}
-		if more := n - min(len(rep.Invalid), maxShownInvalid); more > 0 {
+		if more := n - len(rep.Invalid); more > 0 {
 			_, err = fmt.Fprintf(w, "             ... and %d more\n", more)
 		}
 	}

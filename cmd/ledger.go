@@ -43,6 +43,7 @@ type LedgerOptions struct {
 	maxLine     sizeFlag
 	inputFormat *enumFlag
 	listInvalid bool // with SkipInvalid: the output lists every invalid line, so keep them
+	showInvalid bool // with SkipInvalid: the output shows the first maxShownInvalid
 	// read, if set, is called once the inputs are read, before anything is
 	// said of them: an error it returns is the run's. The baseline, read
 	// beside the inputs, is awaited there.
@@ -116,7 +117,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		opts.OTLP.Apply(fields)
 	}
 	switch {
-	case !o.SkipInvalid:
+	case !o.SkipInvalid || o.showInvalid && !o.listInvalid:
 		opts.KeepInvalid = maxShownInvalid
 	case !o.listInvalid:
 		opts.KeepInvalid = -1 // counted, never listed
