@@ -278,12 +278,14 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	if format == "otlp" {
 		return true, otlp.Sniff(prefix)
 	}
-	// Auto-detection refuses what looks like the collector's binary output:
-	// a first non-blank line with a control byte, which no JSON text holds
-	// raw (a protobuf export starts with the tag byte 0x0A, a line feed,
-	// and goes on in binary), and no record on a line of its own in the
-	// rest of the prefix. A text ledger whose first line is bad has records
-	// after it, and that line is an invalid line like any other.
+	// Auto-detection goes by the first non-blank line. When that line is
+	// not JSON, the first line after it that is a record or an export
+	// decides; when there is none in the prefix either, the input is the
+	// collector's binary output if the prefix holds a raw control byte,
+	// which no JSON text does (a protobuf export starts with the tag byte
+	// 0x0A, a line feed, then a length and binary fields whose tags are
+	// mostly control bytes). A text ledger whose first line is bad has
+	// records after it, and that line is an invalid line like any other.
 	whole := len(prefix) < otlpSniffBytes // the prefix is the whole input
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
@@ -292,43 +294,61 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 			line = rest
 			continue
 		}
-		if bytes.ContainsFunc(first, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' }) {
-			if holdsRecord(rest, whole, marks) {
-				return false, nil
+		var p ndjson.Parser
+		if ended || whole {
+			if members, err := p.Parse(first); err == nil {
+				return otlp.Looks(members) && !hasMember(members, marks), nil
 			}
+		}
+		switch nextKind(rest, whole, marks) {
+		case recordLine:
+			return false, nil
+		case exportLine:
+			return true, nil
+		}
+		if bytes.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' }) {
 			return false, otlp.ErrBinary
 		}
-		if !ended && !whole {
-			// A first line longer than the sniffed prefix is no ledger
-			// record, as a rule: look at how it starts.
-			return otlp.LooksLong(first), nil
-		}
-		var p ndjson.Parser
-		members, err := p.Parse(first)
-		return err == nil && otlp.Looks(members) && !hasMember(members, marks), nil
+		// A first line that is bad, or longer than the sniffed prefix,
+		// with nothing after it to go by: look at how it starts.
+		return otlp.LooksLong(first), nil
 	}
 	return false, nil
 }
 
-// holdsRecord reports whether lines, the sniffed prefix after its first
-// line, hold a ledger record or an OTLP export on a line of its own: a JSON
-// object with one of marks or resourceSpans as a member. Any object would
-// not do, since protobuf bytes split at line feeds can make a small one.
-// The last line counts only if whole says the prefix is all of the input:
-// otherwise it may be cut short.
-func holdsRecord(lines []byte, whole bool, marks []string) bool {
+// lineKind is what a line of JSON is to auto-detection.
+type lineKind int
+
+const (
+	otherLine  lineKind = iota
+	recordLine          // a ledger record: an object with one of the marks
+	exportLine          // an OTLP export: an object with resourceSpans, no record
+)
+
+// nextKind returns the kind of the first line of lines, the sniffed prefix
+// after its first line, that is a ledger record or an OTLP export, or
+// otherLine if none is: a JSON object with one of marks, or resourceSpans,
+// as a member. Any object would not do, since protobuf bytes split at line
+// feeds can make a small one. The last line counts only if whole says the
+// prefix is all of the input: otherwise it may be cut short.
+func nextKind(lines []byte, whole bool, marks []string) lineKind {
 	var p ndjson.Parser
 	for len(lines) > 0 {
 		line, rest, ended := cutLine(lines)
 		if !ended && !whole {
-			return false
+			return otherLine
 		}
-		if members, err := p.Parse(line); err == nil && (otlp.Looks(members) || hasMember(members, marks)) {
-			return true
+		if members, err := p.Parse(line); err == nil {
+			switch {
+			case hasMember(members, marks):
+				return recordLine
+			case otlp.Looks(members):
+				return exportLine
+			}
 		}
 		lines = rest
 	}
-	return false
+	return otherLine
 }
 
 // cutLine splits b at its first LF: the line before it without a CR that

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/effectaudit/effectaudit/fieldmap"
@@ -70,22 +71,24 @@ func FuzzIsOTLP(f *testing.F) {
 	})
 }
 
-func TestHoldsRecord(t *testing.T) {
+func TestNextKind(t *testing.T) {
 	tests := []struct {
 		name  string
 		lines string
 		whole bool
-		want  bool
+		want  lineKind
 	}{
-		{"a record", `{"type":"effect","operationId":"o","effectRef":"r"}` + "\n", false, true},
-		{"a record after CRLF lines", "garbage\r\n" + `{"operationId":"o"}` + "\r\n", false, true},
-		{"an OTLP export", `{"resourceSpans":[]}` + "\n", false, true},
-		{"an object of protobuf bytes", "\t{\"a\":\"b\"}\n\x00\x12", true, false},
-		{"a last line that may be cut short", `{"type":"effect"}`, false, false},
-		{"a last line that is all of the input", `{"type":"effect"}`, true, true},
-		{"nothing", "", true, false},
-		{"a record mapped from elsewhere", `{"kind":"effect","o":{"id":"x"}}` + "\n", false, true},
-		{"an object of neither", `{"a":1}` + "\n", true, false},
+		{"a record", `{"type":"effect","operationId":"o","effectRef":"r"}` + "\n", false, recordLine},
+		{"a record after CRLF lines", "garbage\r\n" + `{"operationId":"o"}` + "\r\n", false, recordLine},
+		{"an OTLP export", `{"resourceSpans":[]}` + "\n", false, exportLine},
+		{"a record carrying resourceSpans", `{"type":"effect","resourceSpans":[]}` + "\n", false, recordLine},
+		{"the first of an export and a record", `{"resourceSpans":[]}` + "\n" + `{"type":"effect"}` + "\n", false, exportLine},
+		{"an object of protobuf bytes", "\t{\"a\":\"b\"}\n\x00\x12", true, otherLine},
+		{"a last line that may be cut short", `{"type":"effect"}`, false, otherLine},
+		{"a last line that is all of the input", `{"type":"effect"}`, true, recordLine},
+		{"nothing", "", true, otherLine},
+		{"a record mapped from elsewhere", `{"kind":"effect","o":{"id":"x"}}` + "\n", false, recordLine},
+		{"an object of neither", `{"a":1}` + "\n", true, otherLine},
 	}
 	fields, err := fieldmap.Parse([]string{"type=kind", "operationId=o.id"})
 	if err != nil {
@@ -93,8 +96,52 @@ func TestHoldsRecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := holdsRecord([]byte(tt.lines), tt.whole, recordMarks(fields)); got != tt.want {
-				t.Errorf("holdsRecord(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
+			if got := nextKind([]byte(tt.lines), tt.whole, recordMarks(fields)); got != tt.want {
+				t.Errorf("nextKind(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestIsOTLPAuto pins auto-detection on whole inputs: records, exports,
+// bad first lines, and the collector's binary output, whatever its first
+// length byte.
+func TestIsOTLPAuto(t *testing.T) {
+	// A 54-byte ExportTraceServiceRequest: 0x0A (a line feed), then the
+	// length 0x34 ("4"), then binary fields.
+	request := "\x0a\x34\x0a\x21\x0a\x1f\x0a\x0c\x73\x65\x72\x76\x69\x63\x65\x2e\x6e\x61\x6d\x65\x12\x0f\x0a\x0d" +
+		"\x73\x75\x70\x70\x6f\x72\x74\x2d\x61\x67\x65\x6e\x74\x12\x0f\x0a\x0d\x0a\x0b\x61\x67\x65\x6e\x74\x2e\x74\x6f\x6f\x6c\x73"
+	export := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"00f067aa0ba902b7"}]}]}]}` + "\n"
+	record := `{"type":"effect","operationId":"o","effectRef":"r"}` + "\n"
+	long := `{"resourceSpans":[{"scopeSpans":[{"spans":[` + strings.Repeat(`{"spanId":"00f067aa0ba902b7"},`, 3000) + `{}]}]}]}` + "\n"
+	tests := []struct {
+		name    string
+		input   string
+		want    bool
+		wantErr error
+	}{
+		{"a ledger", record + record, false, nil},
+		{"an export", export + export, true, nil},
+		{"blank lines, then an export", "\n \r\n" + export, true, nil},
+		{"a record carrying resourceSpans", `{"type":"effect","operationId":"o","resourceSpans":[]}` + "\n", false, nil},
+		{"a bad first line, then records", "oops\n" + record, false, nil},
+		{"a bad first line, then exports", "oops\n" + export, true, nil},
+		{"a first export with a duplicate member, then exports", `{"resourceSpans":[],"resourceSpans":[]}` + "\n" + export, true, nil},
+		{"a first export with a lone surrogate, then exports", `{"resourceSpans":[{"x":"\ud800"}]}` + "\n" + export, true, nil},
+		{"a first line longer than the prefix, an export", long, true, nil},
+		{"a bad first line alone, like an export", `{"resourceSpans":[},` + "\n", true, nil},
+		{"a bad first line alone", "oops\n", false, nil},
+		{"a protobuf request whose length is a digit", request, false, otlp.ErrBinary},
+		{"a protobuf request whose length is a control byte", "\x0a\x12" + request[2:], false, otlp.ErrBinary},
+		{"a length-prefixed request", "\x00\x00\x00\x36" + request, false, otlp.ErrBinary},
+		{"a protobuf request, then a record", request + "\n" + record, false, nil},
+		{"a control byte on a first line of text, then records", "\x0c{\"type\":\"effect\"}\n" + record, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := isOTLP(bufio.NewReaderSize(strings.NewReader(tt.input), otlpSniffBytes), "auto", recordMarks(nil))
+			if got != tt.want || !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
+				t.Errorf("isOTLP = %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
 			}
 		})
 	}
