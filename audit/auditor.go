@@ -233,9 +233,10 @@ func (op *operation) is(f opFlags) bool { return op.flags&f != 0 }
 // extra is what few operations have: key pairs after the first, results
 // after the first two.
 type extra struct {
-	pairs   []opPair
-	index   map[int32]int32 // binding → position in pairs, past indexAfter
-	results []resultCount
+	pairs    []opPair
+	index    map[int32]int32 // binding → position in pairs, past indexAfter
+	results  []resultCount
+	resultAt map[uint32]int32 // result code → position in results, past indexAfter
 }
 
 // extra returns op's extra, making one if it has none.
@@ -617,13 +618,32 @@ func (a *Auditor) countResult(op *operation, code uint32) {
 		return
 	}
 	x := a.extra(op)
-	for i := range x.results {
-		if x.results[i].code == code {
+	if x.resultAt != nil {
+		if i, ok := x.resultAt[code]; ok {
 			x.results[i].n++
 			return
 		}
+	} else {
+		for i := range x.results {
+			if x.results[i].code == code {
+				x.results[i].n++
+				return
+			}
+		}
 	}
 	x.results = append(x.results, resultCount{code: code, n: 1})
+	// An operation retried with thousands of distinct results (error texts
+	// holding request ids, say) must not go quadratic: past indexAfter, the
+	// results are indexed.
+	switch {
+	case x.resultAt != nil:
+		x.resultAt[code] = int32(len(x.results) - 1)
+	case len(x.results) > indexAfter:
+		x.resultAt = make(map[uint32]int32, 2*len(x.results))
+		for i, rc := range x.results {
+			x.resultAt[rc.code] = int32(i)
+		}
+	}
 }
 
 // countInline counts code in op's inline results, and reports whether it
@@ -650,6 +670,7 @@ func (a *Auditor) countInline(op *operation, code uint32) bool {
 			}
 		}
 		x.results = append(all, x.results...)
+		x.resultAt = nil // the positions moved: indexed again when needed
 		op.results = [2]inlineResult{}
 		op.flags |= spilled
 		return false

@@ -517,6 +517,25 @@ func TestResultCountsPastInline(t *testing.T) {
 			}
 			add("c")
 		}},
+		{"thousands of distinct results, indexed", func(add func(string)) {
+			for i := range 3000 {
+				add(fmt.Sprintf("error %d", i%1000))
+			}
+		}},
+		{"results indexed, then an inline count overflows", func(add func(string)) {
+			add("success")
+			add("timeout")
+			for i := range 40 {
+				add(fmt.Sprintf("error %d", i))
+			}
+			for range many {
+				add("timeout")
+			}
+			for i := range 60 {
+				add(fmt.Sprintf("error %d", i%50))
+			}
+			add("success")
+		}},
 	} {
 		for _, highCodes := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/high codes %v", tt.name, highCodes), func(t *testing.T) {
