@@ -239,7 +239,10 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, marks []stri
 // user set GOGC, and returns what undoes it. Nearly all the audit's heap
 // stays live to the end, so Go's default headroom (GOGC=100) would only
 // double its peak memory; 32 MB above the live heap, but at least 3%
-// of a large one, costs little CPU as the state holds few pointers.
+// of a large one, costs little CPU as the state holds few pointers. Where
+// much of the heap does hold pointers (explain keeping a busy operation's
+// records), the headroom grows with it, so that collections do not run
+// ever more often over ever more.
 func tuneGC(s *Streams) (stop func()) {
 	if s.Getenv("GOGC") != "" {
 		return func() {}

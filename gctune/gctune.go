@@ -7,7 +7,8 @@
 // nothing. A fixed share is too much for a large heap (GOGC=100 doubles it)
 // and too little for a small one (GOGC=5 on a 20 MB heap collects every
 // megabyte). Tune sets GOGC after each collection so that the headroom is
-// about a fixed number of bytes, within bounds.
+// about a fixed number of bytes, or the heap that may hold pointers if that
+// is more, within bounds.
 package gctune
 
 import (
@@ -25,12 +26,16 @@ type Options struct {
 }
 
 // Percent is the GOGC that leaves o.Headroom above a live heap of live
-// bytes, within o's bounds.
-func (o Options) Percent(live uint64) int {
+// bytes, or scan bytes if more, within o's bounds. scan is how much of the
+// heap may hold pointers: a collection costs in proportion to it, so a
+// headroom smaller than it would make collections as frequent as they are
+// costly, and a run that keeps much of it quadratic (explain keeping a
+// million records of one operation, say).
+func (o Options) Percent(live, scan uint64) int {
 	if live == 0 {
 		return o.MaxPercent
 	}
-	return int(min(max(o.Headroom*100/live, uint64(o.MinPercent)), uint64(o.MaxPercent)))
+	return int(min(max(max(o.Headroom, scan)*100/live, uint64(o.MinPercent)), uint64(o.MaxPercent)))
 }
 
 // Start tunes GOGC after every collection until stop is called, which
@@ -41,7 +46,7 @@ func Start(o Options) (stop func()) {
 		mu      sync.Mutex
 		stopped bool
 	)
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/heap:bytes"}}
 	var arm func()
 	arm = func() {
 		// The sentinel is garbage at once: its cleanup runs after the
@@ -54,8 +59,8 @@ func Start(o Options) (stop func()) {
 				return
 			}
 			metrics.Read(sample)
-			if sample[0].Value.Kind() == metrics.KindUint64 {
-				debug.SetGCPercent(o.Percent(sample[0].Value.Uint64()))
+			if live, scan := sample[0].Value, sample[1].Value; live.Kind() == metrics.KindUint64 && scan.Kind() == metrics.KindUint64 {
+				debug.SetGCPercent(o.Percent(live.Uint64(), scan.Uint64()))
 			}
 			arm()
 		}, struct{}{})
