@@ -147,6 +147,10 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string, brief 
 		PayloadHashes:      hashes,
 		First:              op.first.unpack(),
 	}
+	// Room for every hash at once: grown hash by hash, a set of a million
+	// would copy the text over and over, and keep each outgrown copy that
+	// the strings before point into.
+	t.b = slices.Grow(t.b, a.st.len(op.hashes)*(len(sha256Prefix)+64))
 	a.st.each(op.hashes, func(r sref) {
 		start := len(t.b)
 		t.b = appendExpandedHash(t.b, a.st.str(r))
