@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -61,6 +62,9 @@ closest operation ids seen) or on a usage or input error.`,
 	return c
 }
 
+// explainBlock is how many records explain keeps in one block.
+const explainBlock = 1024
+
 // explained is one record of the operation, as explain shows it.
 type explained struct {
 	Input          string  `json:"input"`
@@ -80,8 +84,11 @@ type explained struct {
 
 func explainRun(opts *ExplainOptions) error {
 	var (
-		mu      sync.Mutex
-		records []explained
+		mu sync.Mutex
+		// In blocks: a busy operation's million records are never copied
+		// whole as they grow, which with the collector scanning them took
+		// longer than the audit itself.
+		kept [][]explained
 	)
 	keep := func(r *audit.Record) {
 		if r.OperationID != opts.OperationID {
@@ -98,7 +105,10 @@ func explainRun(opts *ExplainOptions) error {
 			e.ObservedAt = &s
 		}
 		mu.Lock()
-		records = append(records, e)
+		if len(kept) == 0 || len(kept[len(kept)-1]) == explainBlock {
+			kept = append(kept, make([]explained, 0, explainBlock))
+		}
+		kept[len(kept)-1] = append(kept[len(kept)-1], e)
 		mu.Unlock()
 	}
 	defer tuneGC(opts.Streams)()
@@ -138,11 +148,16 @@ func explainRun(opts *ExplainOptions) error {
 		}
 		return failure(fmt.Errorf("%s", report.Sanitize(msg)))
 	}
-	for i := range records {
-		records[i].Input = names[records[i].pos.Input]
+	var records []*explained
+	for i := range kept {
+		for j := range kept[i] {
+			r := &kept[i][j]
+			r.Input = names[r.pos.Input]
+			records = append(records, r)
+		}
 	}
 	// Time order, then input order; untimed records after the timed ones.
-	slices.SortStableFunc(records, func(a, b explained) int {
+	slices.SortStableFunc(records, func(a, b *explained) int {
 		switch {
 		case (a.ObservedAt == nil) != (b.ObservedAt == nil):
 			if a.ObservedAt == nil {
@@ -179,19 +194,52 @@ func (e explained) clone() explained {
 	return e
 }
 
-func writeExplainJSON(w io.Writer, op *audit.Operation, records []explained, rep *audit.Report) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		Operation    *audit.Operation `json:"operation"`
-		Records      []explained      `json:"records"`
-		InvalidLines int              `json:"invalidLines"`
-		Invalid      []audit.Invalid  `json:"invalid"`
-	}{op, records, rep.Summary.InvalidLines, rep.Invalid})
+// writeExplainJSON writes the document encoding/json would indent, a
+// record at a time: a busy operation's million records, encoded whole and
+// then indented, took seconds and twice their size in memory.
+func writeExplainJSON(w io.Writer, op *audit.Operation, records []*explained, rep *audit.Report) error {
+	bw := bufio.NewWriter(w)
+	var buf bytes.Buffer
+	// value writes v as a member's value or an array element at depth, as
+	// Encoder.SetIndent lays it out there: its first line after what came
+	// before, the others indented.
+	value := func(v any, depth int) error {
+		buf.Reset()
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(strings.Repeat("  ", depth), "  ")
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return err
+	}
+	bw.WriteString("{\n  \"operation\": ")
+	if err := value(op, 1); err != nil {
+		return err
+	}
+	bw.WriteString(",\n  \"records\": [")
+	for i, r := range records {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		if err := value(r, 2); err != nil {
+			return err
+		}
+	}
+	if len(records) > 0 {
+		bw.WriteString("\n  ")
+	}
+	fmt.Fprintf(bw, "],\n  \"invalidLines\": %d,\n  \"invalid\": ", rep.Summary.InvalidLines)
+	if err := value(rep.Invalid, 1); err != nil {
+		return err
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
-func writeExplainText(w io.Writer, op *audit.Operation, records []explained, rep *audit.Report) error {
+func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, rep *audit.Report) error {
 	fmt.Fprintf(w, "%s\n\n", report.Sanitize(op.OperationID))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHERE\tOBSERVED\tTYPE\tATTEMPT\tRESULT\tKEY\tHASH\tEFFECT")

@@ -1,0 +1,57 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/effectaudit/effectaudit/audit"
+)
+
+// TestExplainJSONStreams checks that writing the explanation a record at a
+// time gives the document encoding/json indents whole, for zero, one and
+// many records, strings that encoding/json would escape for HTML, and
+// invalid lines or none.
+func TestExplainJSONStreams(t *testing.T) {
+	at := "2026-11-29T09:00:00Z"
+	op := &audit.Operation{OperationID: "op-<1>&", Label: audit.Duplicate, Reason: "a \"reason\"\n",
+		Results: audit.Results{{Result: "timeout", Attempts: 2}}, EffectRefs: []string{"r1", "r&2"},
+		IdempotencyKeys: []string{}, PayloadHashes: []string{}, Findings: []audit.Finding{{Code: "missing-key", Message: "m"}}}
+	for _, n := range []int{0, 1, 3} {
+		for _, invalid := range [][]audit.Invalid{{}, {{Input: "a<b>.ndjson", Line: 2, Error: "bad \u2028 line"}}} {
+			t.Run(fmt.Sprintf("%d records, %d invalid", n, len(invalid)), func(t *testing.T) {
+				records := []*explained{}
+				for i := range n {
+					r := &explained{Input: "in.ndjson", Line: i + 1, Type: "attempt", AttemptID: fmt.Sprintf("a<%d>", i), EffectRef: "é😀"}
+					if i%2 == 0 {
+						r.ObservedAt = &at
+					}
+					records = append(records, r)
+				}
+				rep := &audit.Report{Summary: audit.Summary{InvalidLines: len(invalid)}, Invalid: invalid}
+				var got bytes.Buffer
+				if err := writeExplainJSON(&got, op, records, rep); err != nil {
+					t.Fatal(err)
+				}
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(struct {
+					Operation    *audit.Operation `json:"operation"`
+					Records      []*explained     `json:"records"`
+					InvalidLines int              `json:"invalidLines"`
+					Invalid      []audit.Invalid  `json:"invalid"`
+				}{op, records, len(invalid), invalid}); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+					t.Errorf("streamed document (-encoding/json +streamed):\n%s", diff)
+				}
+			})
+		}
+	}
+}
