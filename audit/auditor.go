@@ -632,17 +632,24 @@ func (a *Auditor) countResult(op *operation, code uint32) {
 		}
 	}
 	x.results = append(x.results, resultCount{code: code, n: 1})
-	// An operation retried with thousands of distinct results (error texts
-	// holding request ids, say) must not go quadratic: past indexAfter, the
-	// results are indexed.
-	switch {
-	case x.resultAt != nil:
+	if x.resultAt != nil {
 		x.resultAt[code] = int32(len(x.results) - 1)
-	case len(x.results) > indexAfter:
-		x.resultAt = make(map[uint32]int32, 2*len(x.results))
-		for i, rc := range x.results {
-			x.resultAt[rc.code] = int32(i)
-		}
+	} else {
+		x.indexResults()
+	}
+}
+
+// indexResults indexes x's results by code once there are more than
+// indexAfter of them: an operation retried with thousands of distinct
+// results (error texts holding request ids, say) must not go quadratic.
+func (x *extra) indexResults() {
+	if len(x.results) <= indexAfter {
+		x.resultAt = nil
+		return
+	}
+	x.resultAt = make(map[uint32]int32, 2*len(x.results))
+	for i, rc := range x.results {
+		x.resultAt[rc.code] = int32(i)
 	}
 }
 
@@ -670,7 +677,7 @@ func (a *Auditor) countInline(op *operation, code uint32) bool {
 			}
 		}
 		x.results = append(all, x.results...)
-		x.resultAt = nil // the positions moved: indexed again when needed
+		x.indexResults() // the positions moved
 		op.results = [2]inlineResult{}
 		op.flags |= spilled
 		return false

@@ -522,6 +522,19 @@ func TestResultCountsPastInline(t *testing.T) {
 				add(fmt.Sprintf("error %d", i%1000))
 			}
 		}},
+		{"results indexed, then an inline count overflows, then none is new", func(add func(string)) {
+			add("success")
+			add("timeout")
+			for i := range 40 {
+				add(fmt.Sprintf("error %d", i))
+			}
+			for range many {
+				add("timeout")
+			}
+			for i := range 100 {
+				add(fmt.Sprintf("error %d", i%40))
+			}
+		}},
 		{"results indexed, then an inline count overflows", func(add func(string)) {
 			add("success")
 			add("timeout")
@@ -568,6 +581,23 @@ func testResultCounts(t *testing.T, highCodes bool, results func(add func(string
 		want[result]++
 	})
 	a.AddLines(n, 0, n)
+	// Past indexAfter results, every one is indexed at its position, also
+	// after the inline results spilled in front of the others.
+	for i := range a.ops.len() {
+		op := a.opAt(i)
+		if a.st.str(op.id) != "o" || op.extra == 0 {
+			continue
+		}
+		x := a.extras.at(int(op.extra - 1))
+		if len(x.results) > indexAfter && len(x.resultAt) != len(x.results) {
+			t.Errorf("%d results, %d of them indexed", len(x.results), len(x.resultAt))
+		}
+		for at, rc := range x.results {
+			if i, ok := x.resultAt[rc.code]; x.resultAt != nil && (!ok || int(i) != at) {
+				t.Errorf("result %d at %d is indexed at %d (%v)", rc.code, at, i, ok)
+			}
+		}
+	}
 	rep := a.Report()
 	var got []string
 	for _, o := range rep.OperationList() {
