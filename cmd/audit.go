@@ -116,6 +116,16 @@ func auditRun(opts *AuditOptions) error {
 			return err
 		}
 	}
+	if rejects := opts.Ledger.Rejects; rejects != "" {
+		// The rejects file is emptied as the run starts: a baseline there
+		// would be gone before it is read, and a report written there
+		// would replace the rejected lines.
+		for _, other := range [...]struct{ flag, path string }{{"baseline", opts.Baseline}, {"write-baseline", opts.WriteBaseline}} {
+			if other.path != "" && sameFile(rejects, other.path) {
+				return usageError("--rejects %s is also the --%s file: give each its own", rejects, other.flag)
+			}
+		}
+	}
 	var base *baseline.Baseline
 	loaded := func() (*baseline.Baseline, error) { return nil, nil }
 	if opts.Baseline != "" {

@@ -279,8 +279,8 @@ func TestRejectsWriteFailure(t *testing.T) {
 
 // TestWrittenFileIsInput refuses a rejects file or a baseline to write that
 // is one of the inputs, named or on standard input, and leaves the input as
-// it was. Writing the baseline over the one read is allowed: see
-// TestWriteBaselineOverBaseline.
+// it was. Writing the baseline over the one read is allowed (see
+// testdata/e2e/write-baseline-over-baseline.txt).
 func TestWrittenFileIsInput(t *testing.T) {
 	dir := t.TempDir()
 	ledger := filepath.Join(dir, "ledger.ndjson")
@@ -297,30 +297,65 @@ func TestWrittenFileIsInput(t *testing.T) {
 		{"among others", []string{filepath.Join("..", "fixtures", "four-operations.ndjson"), filepath.Join(dir, ".", "ledger.ndjson")}, false},
 		{"standard input", nil, true},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			streams, stdout, stderr := TestStreams("")
-			if tt.stdin {
-				f, err := os.Open(ledger)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				streams.In = f
-			}
-			for _, flag := range []string{"--rejects", "--write-baseline"} {
-				if f, ok := streams.In.(*os.File); ok {
-					f.Seek(0, io.SeekStart)
+		for _, flag := range []string{"--rejects", "--write-baseline"} {
+			t.Run(tt.name+"/"+flag, func(t *testing.T) {
+				streams, stdout, stderr := TestStreams("")
+				if tt.stdin {
+					f, err := os.Open(ledger)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer f.Close()
+					streams.In = f
 				}
 				args := append([]string{"audit", "--skip-invalid", flag, ledger}, tt.args...)
 				if code := Main(streams, args...); code != ExitError {
-					t.Errorf("%s: exit %d, want %d; stdout %q", flag, code, ExitError, stdout)
+					t.Errorf("exit %d, want %d; stdout %q", code, ExitError, stdout)
 				}
 				if want := flag + " " + ledger + " is also an input"; !strings.Contains(stderr.String(), want) {
 					t.Errorf("stderr %q does not say %q", stderr, want)
 				}
 				if got, err := os.ReadFile(ledger); err != nil || !bytes.Equal(got, content) {
-					t.Errorf("%s: the input now holds %q (%v), want it unchanged", flag, got, err)
+					t.Errorf("the input now holds %q (%v), want it unchanged", got, err)
 				}
+			})
+		}
+	}
+}
+
+// TestRejectsIsBaseline refuses a rejects file that is also the baseline
+// read or the one written: emptied as the run starts, it would lose the
+// baseline, or the report would replace the rejected lines.
+func TestRejectsIsBaseline(t *testing.T) {
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.ndjson")
+	if err := os.WriteFile(ledger, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "base.json")
+	baseContent := []byte(`{"schemaVersion":1,"operations":[]}`)
+	if err := os.WriteFile(base, baseContent, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, want string
+		args       []string
+	}{
+		{"the baseline read", "--rejects " + base + " is also the --baseline file", []string{"--baseline", base, "--rejects", filepath.Join(dir, ".", "base.json")}},
+		{"the baseline written, not there yet", "is also the --write-baseline file", []string{"--write-baseline", filepath.Join(dir, "new.json"), "--rejects", filepath.Join(dir, "sub", "..", "new.json")}},
+		{"the baseline written over the one read", "is also the --baseline file", []string{"--baseline", base, "--write-baseline", base, "--rejects", base}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			streams, _, stderr := TestStreams("")
+			code := Main(streams, append([]string{"audit", "--skip-invalid", ledger}, tt.args...)...)
+			if code != ExitError || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tt.want)
+			}
+			if got, err := os.ReadFile(base); err != nil || !bytes.Equal(got, baseContent) {
+				t.Errorf("the baseline now holds %q (%v), want it unchanged", got, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "new.json")); err == nil {
+				t.Errorf("new.json was written")
 			}
 		})
 	}

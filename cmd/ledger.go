@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -204,6 +205,19 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name one file: the same file if
+// both exist, else the same absolute path.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && absA == absB
 }
 
 // readInput audits one input, with progress on a terminal after a second.
