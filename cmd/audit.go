@@ -168,7 +168,7 @@ func auditRun(opts *AuditOptions) error {
 	}
 	if opts.Annotations == "github" {
 		// Workflow commands go to stderr: stdout is the report's.
-		if err := report.WriteAnnotations(s.ErrOut, rep, names, opts.FailOn); err != nil {
+		if err := report.WriteAnnotations(s.ErrOut, rep, annotatedFiles(&opts.Ledger, names), opts.FailOn); err != nil {
 			return failure(fmt.Errorf("writing annotations: %w", err))
 		}
 	}
@@ -255,6 +255,18 @@ func writeReport(name string, rep *audit.Report) error {
 		return failure(fmt.Errorf("write baseline: %w", err))
 	}
 	return nil
+}
+
+// annotatedFiles returns the inputs' names as annotations point at them:
+// none for standard input, which is no file in the repository.
+func annotatedFiles(o *LedgerOptions, names []string) []string {
+	files := slices.Clone(names)
+	for i := range files {
+		if !o.Example && (i >= len(o.Files) || o.Files[i] == input.Stdin) {
+			files[i] = ""
+		}
+	}
+	return files
 }
 
 // gateFails reports whether any operation carries a label or a finding
