@@ -93,27 +93,35 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 		return nil
 	}
 
+	// Two passes: the operations that fail the gate, then the others that
+	// are not healthy, each in report order, so that rows which do not
+	// fail never crowd out those that do.
 	written, rows := head.Len(), 0
 	buf := make([]byte, 0, 4<<10)
-	err = rep.Operations(func(op *audit.Operation) error {
-		failedOn, failed := g.match(op)
-		if op.Label == audit.Healthy && !failed {
-			return nil
+	for _, failing := range []bool{true, false} {
+		err = rep.Operations(func(op *audit.Operation) error {
+			failedOn, failed := g.match(op)
+			if failed != failing || op.Label == audit.Healthy && !failed {
+				return nil
+			}
+			if rows == markdownRows {
+				return errStop
+			}
+			buf = markdownRow(buf[:0], op, failedOn)
+			if written+len(buf) > markdownBudget {
+				return errStop
+			}
+			rows++
+			written += len(buf)
+			_, err := bw.Write(buf)
+			return err
+		})
+		if errors.Is(err, errStop) {
+			break
 		}
-		if rows == markdownRows {
-			return errStop
+		if err != nil {
+			return err
 		}
-		buf = markdownRow(buf[:0], op, failedOn)
-		if written+len(buf) > markdownBudget {
-			return errStop
-		}
-		rows++
-		written += len(buf)
-		_, err := bw.Write(buf)
-		return err
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return err
 	}
 	if more := listed - rows; more > 0 {
 		line := fmt.Sprintf("\n… and %d more not shown (`--format table` or `--format json` lists every operation).\n", more)
@@ -124,17 +132,20 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	return nil
 }
 
-// markdownRow appends the table row of one operation. When a finding code
-// failed the gate (failedOn), the label says so and the finding's message
-// follows the reason.
+// markdownRow appends the table row of one operation. When it fails the
+// gate on failedOn, the label says so, and when that is a finding code,
+// the finding's message follows the reason.
 func markdownRow(buf []byte, op *audit.Operation, failedOn string) []byte {
 	msg, byCode := byFinding(op, failedOn)
 	buf = append(buf, "| "...)
 	buf = appendCodeSpan(buf, shown(op.OperationID))
 	buf = append(buf, " | "...)
 	buf = appendMarkdownText(buf, shown(string(op.Label)))
-	if byCode {
+	switch {
+	case byCode:
 		buf = appendMarkdownText(buf, ", fails on "+shown(failedOn))
+	case failedOn != "":
+		buf = append(buf, ", fails"...)
 	}
 	buf = append(buf, " | "...)
 	buf = strconv.AppendInt(buf, int64(op.Attempts), 10)

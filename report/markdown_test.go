@@ -183,6 +183,7 @@ func TestMarkdownTable(t *testing.T) {
 		{"hostile plus", hostilePlus(), nil},
 		{"hostile plus, findings fail", hostilePlus(), []string{"key-churn", "orphan-effect", "shared-key", "absent"}},
 		{"every label", manyOperations(40, 2), specFailOn},
+		{"every label, absent fails", manyOperations(40, 2), []string{"absent"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := readMarkdown(t, string(printReport(t, "markdown", Options{FailOn: tc.failOn}, tc.rep)))
@@ -191,6 +192,7 @@ func TestMarkdownTable(t *testing.T) {
 			}
 			var want [][]string
 			g := newGate(tc.failOn)
+			var others [][]string // not healthy, not failing: after the failing ones
 			for _, op := range tc.rep.OperationList() {
 				name, failed := g.match(&op)
 				if op.Label == audit.Healthy && !failed {
@@ -200,10 +202,18 @@ func TestMarkdownTable(t *testing.T) {
 				if i := slices.IndexFunc(op.Findings, func(f audit.Finding) bool { return f.Code == name }); failed && name != label && i >= 0 {
 					label += ", fails on " + name
 					reason += " (" + name + ": " + cellText(op.Findings[i].Message) + ")"
+				} else if failed {
+					label += ", fails"
 				}
-				want = append(want, []string{shown(op.OperationID), label, strconv.Itoa(op.Attempts),
-					strconv.Itoa(op.DistinctEffects), reason, cellText(op.NextAction)})
+				row := []string{shown(op.OperationID), label, strconv.Itoa(op.Attempts),
+					strconv.Itoa(op.DistinctEffects), reason, cellText(op.NextAction)}
+				if failed {
+					want = append(want, row)
+				} else {
+					others = append(others, row)
+				}
 			}
+			want = append(want, others...)
 			var got [][]string
 			for i, row := range tab.rows {
 				if len(row) != 6 {
@@ -265,6 +275,25 @@ func TestMarkdownFold(t *testing.T) {
 				t.Errorf("after the table (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMarkdownFailingFirst checks that operations failing the gate are
+// listed before the others that are not healthy, so that a hundred which
+// do not fail cannot push the one that does out of the table.
+func TestMarkdownFailingFirst(t *testing.T) {
+	rep := healthyAnd(3, append(slices100(audit.Uncertain, 100), audit.Duplicate)...)
+	tab := readMarkdown(t, string(printReport(t, "markdown", Options{FailOn: []string{"duplicate"}}, rep)))
+	if len(tab.rows) != 100 {
+		t.Fatalf("%d rows; want 100", len(tab.rows))
+	}
+	if got, err := decodeText(tab.rows[0][1]); err != nil || got != "duplicate, fails" {
+		t.Errorf("first row's label %q (%v); want the failing duplicate first", got, err)
+	}
+	for i, row := range tab.rows[1:] {
+		if got, err := decodeText(row[1]); err != nil || got != "uncertain" {
+			t.Errorf("row %d label %q (%v); want uncertain, not failing", i+2, got, err)
+		}
 	}
 }
 
