@@ -154,6 +154,10 @@ type Operation struct {
 	Findings           []Finding `json:"findings"`
 	// Baseline is, with --baseline, "new", "unchanged" or "resolved".
 	Baseline string `json:"baseline,omitempty"`
+	// FailsAnew is, with --baseline, a name in --fail-on that an operation
+	// listed in the baseline fails on now and did not then: what makes it
+	// new, and what reports on it name. Not part of the JSON document.
+	FailsAnew string `json:"-"`
 
 	// First is where the operation's first record is; not part of the JSON
 	// document, but printers use it to point at the input.

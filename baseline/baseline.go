@@ -10,6 +10,7 @@ import (
 	"hash/maphash"
 	"io"
 	"io/fs"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -193,11 +194,13 @@ func (c *Comparison) status(op *audit.Operation) (i int32, listed, fails bool) {
 	if listed {
 		before = c.base.names[i] & c.failOn
 	}
+	op.FailsAnew = ""
 	switch {
 	case !listed:
 		op.Baseline = New
 	case now&^before != 0:
 		op.Baseline = New // worse: fails on something it did not before
+		op.FailsAnew = c.base.gates[bits.TrailingZeros32(uint32(now&^before))]
 	case now == 0 && before != 0:
 		op.Baseline = Resolved
 	default:

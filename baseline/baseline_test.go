@@ -50,9 +50,20 @@ func TestTransitions(t *testing.T) {
 	}
 	c := b.Compare(failOn)
 	got := map[string]string{}
+	anew := map[string]string{}
 	for i := range now {
+		now[i].FailsAnew = "stale" // Mark sets it, whatever it held
 		c.Mark(&now[i])
 		got[now[i].OperationID] = now[i].Baseline
+		if now[i].FailsAnew != "" {
+			anew[now[i].OperationID] = now[i].FailsAnew
+		}
+	}
+	// What a listed operation fails on anew, where it failed on other
+	// names before; a new operation fails on all of its own.
+	wantAnew := map[string]string{"op-worse": "duplicate", "op-worse-finding": "shared-key", "op-better": "duplicate"}
+	if diff := cmp.Diff(wantAnew, anew); diff != "" {
+		t.Errorf("fails anew (-want +got):\n%s", diff)
 	}
 	want := map[string]string{
 		"op-same":          Unchanged,

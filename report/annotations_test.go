@@ -188,6 +188,29 @@ func TestAnnotations(t *testing.T) {
 	}
 }
 
+// TestGateNamesWhatFailsAnew checks that with a baseline, an operation that
+// fails anew on a finding, its label accepted before, is reported by that
+// finding in every CI format.
+func TestGateNamesWhatFailsAnew(t *testing.T) {
+	op := audit.Operation{OperationID: "op-x", Label: audit.Uncertain, Reason: "r",
+		Findings: []audit.Finding{{Code: "missing-key", Message: "no key"}}, Baseline: "new", FailsAnew: "missing-key"}
+	g := newGate([]string{"uncertain", "missing-key"})
+	if name, failed := g.match(&op); name != "missing-key" || !failed {
+		t.Errorf("match = %q, %v; want missing-key, true", name, failed)
+	}
+	ann := string(appendAnnotation(nil, "error", &op, "missing-key", nil))
+	if want := "::error title=missing-key%3A op-x::no key%0Auncertain: r"; !strings.HasPrefix(ann, want) {
+		t.Errorf("annotation %q; want it to start %q", ann, want)
+	}
+	p := &junitPrinter{gate: g}
+	if tc := string(p.testcase(nil, &op)); !strings.Contains(tc, `message="missing-key: no key" type="missing-key"`) {
+		t.Errorf("JUnit test case %q does not name missing-key", tc)
+	}
+	if row := string(markdownRow(nil, &op, "missing-key")); !strings.Contains(row, "uncertain, fails on missing-key") {
+		t.Errorf("markdown row %q does not name missing-key", row)
+	}
+}
+
 func TestAppendPercent(t *testing.T) {
 	for _, tc := range []struct {
 		in, data, property string

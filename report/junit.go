@@ -221,6 +221,9 @@ func (g gate) match(op *audit.Operation) (string, bool) {
 	if op.Baseline != "" && op.Baseline != baseline.New {
 		return "", false // with --baseline only new or worse operations fail
 	}
+	if op.FailsAnew != "" {
+		return op.FailsAnew, true // what it fails on that it did not before
+	}
 	if slices.Contains(g.names, string(op.Label)) {
 		return string(op.Label), true
 	}
