@@ -522,38 +522,37 @@ func TestResultCountsPastInline(t *testing.T) {
 				add(fmt.Sprintf("error %d", i%1000))
 			}
 		}},
-		{"results indexed, then an inline count overflows, then none is new", func(add func(string)) {
-			add("success")
-			add("timeout")
-			for i := range 40 {
-				add(fmt.Sprintf("error %d", i))
-			}
-			for range many {
-				add("timeout")
-			}
-			for i := range 100 {
-				add(fmt.Sprintf("error %d", i%40))
-			}
-		}},
-		{"results indexed, then an inline count overflows", func(add func(string)) {
-			add("success")
-			add("timeout")
-			for i := range 40 {
-				add(fmt.Sprintf("error %d", i))
-			}
-			for range many {
-				add("timeout")
-			}
-			for i := range 60 {
-				add(fmt.Sprintf("error %d", i%50))
-			}
-			add("success")
-		}},
+		// 40 results past the index, then the inline timeout past 16 bits,
+		// which moves the results; then only known ones, or some new.
+		{"results indexed, then an inline count overflows, then none is new", indexedThenOverflow(many, 100, 40, false)},
+		{"results indexed, then an inline count overflows", indexedThenOverflow(many, 60, 50, true)},
 	} {
 		for _, highCodes := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/high codes %v", tt.name, highCodes), func(t *testing.T) {
 				testResultCounts(t, highCodes, tt.results)
 			})
+		}
+	}
+}
+
+// indexedThenOverflow adds two inline results, 40 more past the index and
+// enough timeouts to overflow the inline count, then after errors of
+// error i%mod for i below after, and success again if last.
+func indexedThenOverflow(many, after, mod int, last bool) func(add func(string)) {
+	return func(add func(string)) {
+		add("success")
+		add("timeout")
+		for i := range 40 {
+			add(fmt.Sprintf("error %d", i))
+		}
+		for range many {
+			add("timeout")
+		}
+		for i := range after {
+			add(fmt.Sprintf("error %d", i%mod))
+		}
+		if last {
+			add("success")
 		}
 	}
 }
