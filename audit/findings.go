@@ -170,7 +170,7 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 			b := a.pairAt(p.bind)
 			keep := a.policy.Retention(a.scope(b))
 			span := last.Sub(first) // the largest Duration past 292 years
-			if keep > 0 && span > keep {
+			if keep > 0 && last.Beyond(first, keep) {
 				f.raise(fRetryPastRetention, func(t *text) {
 					length := span.String()
 					if span == math.MaxInt64 {

@@ -22,6 +22,18 @@ func (i Instant) Before(j Instant) bool {
 // about 292 years either way it is the largest or the least Duration.
 func (i Instant) Sub(j Instant) time.Duration { return i.Time().Sub(j.Time()) }
 
+// Beyond reports whether i is later than j by more than d, exactly, even
+// where i.Sub(j) saturates: d may be the largest Duration, and instants
+// 9,999 years apart are further apart than that.
+func (i Instant) Beyond(j Instant, d time.Duration) bool {
+	sec, nsec := i.Sec-j.Sec, int64(i.Nsec)-int64(j.Nsec)
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+int64(time.Second)
+	}
+	dSec, dNsec := int64(d/time.Second), int64(d%time.Second)
+	return sec > dSec || sec == dSec && nsec > dNsec
+}
+
 // Time converts i to a time.Time in UTC.
 func (i Instant) Time() time.Time { return time.Unix(i.Sec, int64(i.Nsec)).UTC() }
 

@@ -186,3 +186,33 @@ func TestInstantSub(t *testing.T) {
 		})
 	}
 }
+
+// TestInstantBeyond holds Beyond to the exact difference, where Sub
+// saturates too: retention may be the largest Duration, and a ledger's
+// instants may be 9,999 years apart.
+func TestInstantBeyond(t *testing.T) {
+	year0, year9999 := Instant{Sec: -62_167_219_200}, Instant{Sec: 253_402_300_799, Nsec: 999_999_999}
+	largest := Instant{Sec: 9_223_372_036, Nsec: 854_775_807} // the largest Duration after Instant{}
+	for _, tt := range []struct {
+		name string
+		i, j Instant
+		d    time.Duration
+		want bool
+	}{
+		{"equal", Instant{Sec: 5, Nsec: 7}, Instant{Sec: 5, Nsec: 7}, 1, false},
+		{"exactly d", Instant{Sec: 6, Nsec: 7}, Instant{Sec: 5, Nsec: 7}, time.Second, false},
+		{"a nanosecond more, across a second", Instant{Sec: 6}, Instant{Sec: 4, Nsec: 999_999_999}, time.Second, true},
+		{"a nanosecond less, across a second", Instant{Sec: 5, Nsec: 999_999_999}, Instant{Sec: 4, Nsec: 999_999_999}, time.Second + 1, false},
+		{"backwards", Instant{Sec: 5}, Instant{Sec: 6}, 1, false},
+		{"the largest Duration exactly", largest, Instant{}, math.MaxInt64, false},
+		{"a nanosecond past the largest Duration", Instant{Sec: largest.Sec, Nsec: largest.Nsec + 1}, Instant{}, math.MaxInt64, true},
+		{"year 0000 to 9999, the largest Duration", year9999, year0, math.MaxInt64, true},
+		{"year 9999 back to 0000", year0, year9999, 1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.i.Beyond(tt.j, tt.d); got != tt.want {
+				t.Errorf("%v.Beyond(%v, %d) = %v, want %v", tt.i, tt.j, tt.d, got, tt.want)
+			}
+		})
+	}
+}
