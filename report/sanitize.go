@@ -12,8 +12,8 @@ import (
 //   - C0 controls (ESC, CR, LF, TAB, ...) and DEL as \x1b-style text;
 //   - invalid UTF-8 as \xNN, one escape per byte;
 //   - C1 controls (U+0080–U+009F) and the bidi marks, embeddings, overrides
-//     and isolates (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) as
-//     \u202e-style text.
+//     and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)
+//     as \u202e-style text.
 //
 // Everything else, backslashes included, is unchanged. A string that needs no
 // escape is returned as is, without allocating.
@@ -43,7 +43,7 @@ func unsafeRune(r rune, size int) bool {
 		return size == 1
 	case r <= 0x9f: // C1; ASCII never gets here
 		return true
-	case r == 0x200e, r == 0x200f:
+	case r == 0x061c, r == 0x200e, r == 0x200f:
 		return true
 	case 0x202a <= r && r <= 0x202e:
 		return true

@@ -26,7 +26,7 @@ func TestSanitize(t *testing.T) {
 		{"C1 CSI", "a\u009b31mb", `a\u009b31mb`},
 		{"C1 bounds", "\u0080\u009f\u00a0", `\u0080\u009f` + "\u00a0"},
 		{"bidi override", "op-\u202Egnp.exe", `op-\u202egnp.exe`},
-		{"bidi marks and isolates", "\u200E\u200F\u202A\u202D\u2066\u2069", `\u200e\u200f\u202a\u202d\u2066\u2069`},
+		{"bidi marks and isolates", "\u061C\u200E\u200F\u202A\u202D\u2066\u2069", `\u061c\u200e\u200f\u202a\u202d\u2066\u2069`},
 		{"neighbours of bidi ranges pass", "\u200D\u2029\u202F\u2065\u206A", "\u200D\u2029\u202F\u2065\u206A"},
 		{"invalid byte", "op\xffx", `op\xffx`},
 		{"truncated rune", "op\xe6\x97", `op\xe6\x97`},
@@ -52,7 +52,7 @@ func safe(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || (0x7f <= r && r <= 0x9f) || r == 0x200e || r == 0x200f ||
+		if r < 0x20 || (0x7f <= r && r <= 0x9f) || r == 0x061c || r == 0x200e || r == 0x200f ||
 			(0x202a <= r && r <= 0x202e) || (0x2066 <= r && r <= 0x2069) {
 			return false
 		}
