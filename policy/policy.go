@@ -18,8 +18,8 @@
 //     defaults.
 //   - Result names and scope names are plain scalars; an unquoted number such
 //     as 404 is taken as written ("404"). A null, a block scalar, an anchor, an
-//     alias, a tag or a merge key is an error: a policy file is short and
-//     none of them is needed.
+//     alias, a tag, a merge key or a directive (%YAML, %TAG) is an error: a
+//     policy file is short and none of them is needed.
 //   - A result listed twice in one list, or in both retry.retryable and
 //     retry.final, is an error. A result listed in the file's retryable list
 //     that the default lists as final (or the other way round) is an error

@@ -46,6 +46,13 @@ type Error struct {
 // the file's size.
 func Body(data []byte, maxNesting int, kind string) (ast.Node, *Error) {
 	tokens := lexer.Tokenize(strings.TrimPrefix(string(data), "\ufeff"))
+	for _, tk := range tokens {
+		// The parser takes a directive for a document of its own, and
+		// would call the one after it a second document.
+		if tk.Type == token.DirectiveType {
+			return nil, &Error{tokenPos(tk), "YAML directives (%YAML, %TAG) are not supported in a " + kind}
+		}
+	}
 	if e := checkNesting(tokens, maxNesting); e != nil {
 		return nil, e
 	}
