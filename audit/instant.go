@@ -31,6 +31,9 @@ func (i Instant) Beyond(j Instant, d time.Duration) bool {
 		sec, nsec = sec-1, nsec+int64(time.Second)
 	}
 	dSec, dNsec := int64(d/time.Second), int64(d%time.Second)
+	if dNsec < 0 {
+		dSec, dNsec = dSec-1, dNsec+int64(time.Second)
+	}
 	return sec > dSec || sec == dSec && nsec > dNsec
 }
 

@@ -208,6 +208,8 @@ func TestInstantBeyond(t *testing.T) {
 		{"a nanosecond past the largest Duration", Instant{Sec: largest.Sec, Nsec: largest.Nsec + 1}, Instant{}, math.MaxInt64, true},
 		{"year 0000 to 9999, the largest Duration", year9999, year0, math.MaxInt64, true},
 		{"year 9999 back to 0000", year0, year9999, 1, false},
+		{"a negative d, less negative", Instant{Sec: 4, Nsec: 700_000_000}, Instant{Sec: 5}, -500 * time.Millisecond, true},
+		{"a negative d, exactly", Instant{Sec: 4, Nsec: 500_000_000}, Instant{Sec: 5}, -500 * time.Millisecond, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.i.Beyond(tt.j, tt.d); got != tt.want {

@@ -562,3 +562,42 @@ func TestBadBaselineBeforeStream(t *testing.T) {
 		t.Fatal("the bad baseline is not reported while the ledger stream is open")
 	}
 }
+
+// TestAnnotatedFiles checks which inputs annotations name: files, not
+// standard input, and the fixture's name with --example.
+func TestAnnotatedFiles(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		opts  LedgerOptions
+		names []string
+		want  []string
+	}{
+		{"files and standard input", LedgerOptions{Files: []string{"a.ndjson", "-", "b.ndjson"}},
+			[]string{"a.ndjson", "<stdin>", "b.ndjson"}, []string{"a.ndjson", "", "b.ndjson"}},
+		{"standard input alone", LedgerOptions{}, []string{"<stdin>"}, []string{""}},
+		{"the fixture", LedgerOptions{Example: true}, []string{"four-operations.ndjson"}, []string{"four-operations.ndjson"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, annotatedFiles(&tt.opts, tt.names)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestGenerateTruthOnStdout refuses a truth file that is where standard
+// output goes, when the ledger goes there.
+func TestGenerateTruthOnStdout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.ndjson")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	streams, _, stderr := TestStreams("")
+	streams.Out = f
+	if code := Main(streams, "generate", "--ops", "3", "--truth", path); code != ExitError ||
+		!strings.Contains(stderr.String(), "is also the ledger's file") {
+		t.Errorf("exit %d, stderr %q; want exit 2, the truth file refused", code, stderr)
+	}
+}

@@ -52,7 +52,7 @@ the label each operation was built to get, one JSON object per line.`,
 }
 
 func generateRun(opts *GenerateOptions) (err error) {
-	if opts.Truth != "" && opts.Output != "" && sameFile(opts.Truth, opts.Output) {
+	if opts.Truth != "" && writesTo(opts.Streams, opts.Output, opts.Truth) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
 	}
 	out, closeOut, err := create(opts.Output, opts.Streams.Out)

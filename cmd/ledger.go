@@ -207,6 +207,21 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 	return nil
 }
 
+// writesTo reports whether output, a path or "" for standard output, is
+// the file at path.
+func writesTo(s *Streams, output, path string) bool {
+	if output != "" {
+		return sameFile(output, path)
+	}
+	f, ok := s.Out.(*os.File)
+	if !ok {
+		return false
+	}
+	out, err := f.Stat()
+	st, serr := os.Stat(path)
+	return err == nil && serr == nil && os.SameFile(out, st)
+}
+
 // sameFile reports whether paths a and b name one file: the same file if
 // both exist, else the same absolute path.
 func sameFile(a, b string) bool {

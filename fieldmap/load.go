@@ -24,7 +24,7 @@ const maxNesting = 16
 // UTF-8 byte order mark is ignored, and an empty file or an empty map maps
 // nothing. The file is strict: another top-level key, a field that is not a
 // ledger field, a field given twice, a path that is not a non-empty string,
-// and anchors, aliases, tags or merge keys are errors. Write a path with a
+// and anchors, aliases, tags, merge keys or directives are errors. Write a path with a
 // backslash plain or in single quotes: in double quotes YAML reads the
 // backslash as its own escape. The error, if any, is an *Error naming the
 // file and line.

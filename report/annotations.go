@@ -103,8 +103,9 @@ func writeAnnotations(bw *bufio.Writer, rep *audit.Report, inputs []string, g ga
 //	::error file=ledger.ndjson,line=2,title=duplicate%3A op-webhook-77::2 effect observations ...%0Anext action: ...
 //
 // The title names what failed the gate, failedOn: the label, or a finding
-// code, whose message then leads. The file is left out when the input is
-// standard input ("-") or unknown, and the line with it.
+// code, whose message then leads. The file is left out when the input's
+// name is "" (unknown, or standard input as the command passes it) or "-"
+// (standard input), and the line with it.
 func appendAnnotation(buf []byte, command string, op *audit.Operation, failedOn string, inputs []string) []byte {
 	buf = append(buf, "::"...)
 	buf = append(buf, command...)

@@ -41,8 +41,11 @@ const (
 type markdownPrinter struct{ gate gate }
 
 // errStop ends an iteration over the operations early; it never leaves the
-// package.
-var errStop = errors.New("stop")
+// package. errPassDone ends one of markdown's two passes, not both.
+var (
+	errStop     = errors.New("stop")
+	errPassDone = errors.New("pass done")
+)
 
 func (p markdownPrinter) Print(w io.Writer, rep *audit.Report) error {
 	bw := bufio.NewWriterSize(w, bufferSize)
@@ -96,14 +99,26 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	// Two passes: the operations that fail the gate, then the others that
 	// are not healthy, each in report order, so that rows which do not
 	// fail never crowd out those that do.
+	failures, err := g.failures(rep)
+	if err != nil {
+		return err
+	}
 	written, rows := head.Len(), 0
 	buf := make([]byte, 0, 4<<10)
 	for _, failing := range []bool{true, false} {
+		if failing && failures == 0 {
+			continue // no pass over the operations for nothing
+		}
+		seen := 0 // failing operations, in the first pass
 		err = rep.Operations(func(op *audit.Operation) error {
+			if failing && seen == failures {
+				return errPassDone
+			}
 			failedOn, failed := g.match(op)
 			if failed != failing || op.Label == audit.Healthy && !failed {
 				return nil
 			}
+			seen++
 			if rows == markdownRows {
 				return errStop
 			}
@@ -119,7 +134,7 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 		if errors.Is(err, errStop) {
 			break
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errPassDone) {
 			return err
 		}
 	}

@@ -248,18 +248,27 @@ func TestMarkdownFold(t *testing.T) {
 		op.OperationID = "op-" + strconv.Itoa(i)
 		longOps = append(longOps, op)
 	}
+	mixed := func(failing, others int) *audit.Report {
+		return healthyAnd(3, append(slices100(audit.Duplicate, failing), slices100(audit.Uncertain, others)...)...)
+	}
 	for _, tc := range []struct {
 		name       string
 		rep        *audit.Report
+		failOn     []string
 		rows, more int
 	}{
-		{"100 listed", healthyAnd(7, slices100(audit.Uncertain, 100)...), 100, 0},
-		{"101 folded", healthyAnd(7, slices100(audit.Uncertain, 101)...), 100, 1},
-		{"many", manyOperations(5000, 2), 100, 2400},
-		{"budget", reportOf(longOps), 28, 72},
+		{"100 listed", healthyAnd(7, slices100(audit.Uncertain, 100)...), nil, 100, 0},
+		{"101 folded", healthyAnd(7, slices100(audit.Uncertain, 101)...), nil, 100, 1},
+		{"many", manyOperations(5000, 2), nil, 100, 2400},
+		{"budget", reportOf(longOps), nil, 28, 72},
+		{"60 failing, 60 others", mixed(60, 60), []string{"duplicate"}, 100, 20},
+		{"150 failing, 10 others", mixed(150, 10), []string{"duplicate"}, 100, 60},
+		{"100 failing, 5 others", mixed(100, 5), []string{"duplicate"}, 100, 5},
+		{"none failing, 120 others", mixed(0, 120), []string{"duplicate"}, 100, 20},
+		{"healthy failing too", mixed(10, 95), []string{"duplicate", "healthy"}, 100, 8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := string(printReport(t, "markdown", Options{}, tc.rep))
+			out := string(printReport(t, "markdown", Options{FailOn: tc.failOn}, tc.rep))
 			if len(out) > markdownBudget+200 {
 				t.Errorf("%d bytes; want about %d at most", len(out), markdownBudget)
 			}

@@ -48,8 +48,10 @@ func Body(data []byte, maxNesting int, kind string) (ast.Node, *Error) {
 	tokens := lexer.Tokenize(strings.TrimPrefix(string(data), "\ufeff"))
 	for _, tk := range tokens {
 		// The parser takes a directive for a document of its own, and
-		// would call the one after it a second document.
-		if tk.Type == token.DirectiveType {
+		// would call the one after it a second document. The lexer calls
+		// a plain value starting with % a directive too: only one at the
+		// start of a line is.
+		if tk.Type == token.DirectiveType && tk.Position.Column == 1 {
 			return nil, &Error{tokenPos(tk), "YAML directives (%YAML, %TAG) are not supported in a " + kind}
 		}
 	}

@@ -18,6 +18,8 @@ func TestBody(t *testing.T) {
 		{"one document", "a: 1\n", true, nil},
 		{"a second document", "a: 1\n---\nb: 2\n", false, &Error{Pos{3, 1}, "a second YAML document; a test file holds one"}},
 		{"a %YAML directive", "%YAML 1.2\n---\na: 1\n", false, &Error{Pos{1, 1}, "YAML directives (%YAML, %TAG) are not supported in a test file"}},
+		// Not a directive, but not a plain scalar either: the parser's error.
+		{"a value starting with %", "a: %x\n", false, &Error{Pos{1, 4}, "unexpected directive value. document not started"}},
 		{"a %TAG directive", "# c\n%TAG ! tag:example.com,2000:\n---\na: 1\n", false, &Error{Pos{2, 1}, "YAML directives (%YAML, %TAG) are not supported in a test file"}},
 		{"flow nesting", strings.Repeat("[", 5), false, &Error{Pos{1, 5}, "nested more than 4 levels deep"}},
 		{"entries on one line", "- - - - - a\n", false, &Error{Pos{1, 9}, "nested more than 4 levels deep"}},
