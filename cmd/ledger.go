@@ -192,15 +192,11 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 	for _, name := range inputs {
 		var st os.FileInfo
 		if name == input.Stdin {
-			f, ok := s.In.(*os.File)
-			if !ok {
-				continue
-			}
-			st, err = f.Stat()
+			st = streamFile(s.In)
 		} else {
-			st, err = os.Stat(name)
+			st, _ = os.Stat(name) // nil if it cannot be read: reading will say so
 		}
-		if err == nil && os.SameFile(target, st) {
+		if st != nil && os.SameFile(target, st) {
 			return usageError("--%s %s is also an input: %s", flag, path, why)
 		}
 	}
@@ -213,13 +209,20 @@ func writesTo(s *Streams, output, path string) bool {
 	if output != "" {
 		return sameFile(output, path)
 	}
-	f, ok := s.Out.(*os.File)
-	if !ok {
-		return false
+	out := streamFile(s.Out)
+	st, err := os.Stat(path)
+	return out != nil && err == nil && os.SameFile(out, st)
+}
+
+// streamFile returns what file a standard stream is, or nil when it is no
+// file (a test's buffer) or cannot be told.
+func streamFile(stream any) os.FileInfo {
+	if f, ok := stream.(*os.File); ok {
+		if st, err := f.Stat(); err == nil {
+			return st
+		}
 	}
-	out, err := f.Stat()
-	st, serr := os.Stat(path)
-	return err == nil && serr == nil && os.SameFile(out, st)
+	return nil
 }
 
 // sameFile reports whether paths a and b name one file: the same file if

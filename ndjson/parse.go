@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -769,10 +770,10 @@ func unescape(dst, s []byte) []byte {
 		case 'u':
 			r := hex4(s)
 			s = s[4:]
-			if 0xD800 <= r && r < 0xDC00 {
+			if utf16.IsSurrogate(r) {
 				// scanString let a high surrogate through only with its
 				// low one right after it.
-				r = 0x10000 + (r-0xD800)<<10 + (hex4(s[2:]) - 0xDC00)
+				r = utf16.DecodeRune(r, hex4(s[2:]))
 				s = s[6:]
 			}
 			dst = utf8.AppendRune(dst, r)

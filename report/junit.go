@@ -38,7 +38,7 @@ func (p *junitPrinter) Print(w io.Writer, rep *audit.Report) error {
 
 func (p *junitPrinter) print(w io.Writer, rep *audit.Report) error {
 	// The counts go in the start tags, before the first test case.
-	failures, err := p.gate.failures(rep)
+	failures, _, err := p.gate.count(rep)
 	if err != nil {
 		return err
 	}
@@ -249,53 +249,36 @@ func byFinding(op *audit.Operation, code string) (string, bool) {
 	return "", false
 }
 
-// failingHealthy counts the healthy operations that fail the gate: none
-// without a pass over the operations unless the gate names healthy or a
-// finding code.
-func (g gate) failingHealthy(rep *audit.Report) (int, error) {
-	pass := false
-	for _, name := range g.names {
-		if name == string(audit.Healthy) || !slices.Contains(audit.Labels, audit.Label(name)) {
-			pass = true
-		}
-	}
-	n := 0
-	if !pass {
-		return 0, nil
-	}
-	err := rep.Briefs(func(op *audit.Operation) error {
-		if _, failed := g.match(op); failed && op.Label == audit.Healthy {
-			n++
-		}
-		return nil
-	})
-	return n, err
-}
-
-// failures counts the operations that fail the gate: from the summary when
-// the gate names only labels, else with a pass over the operations, since
-// the summary counts findings, not the operations that carry them.
-func (g gate) failures(rep *audit.Report) (int, error) {
+// count counts the operations that fail the gate, and the healthy ones
+// among them: from the summary when the gate names only labels, else with a
+// pass over the operations, since the summary counts findings, not the
+// operations that carry them.
+func (g gate) count(rep *audit.Report) (failing, healthy int, err error) {
 	labelsOnly := true
 	for _, name := range g.names {
 		if !slices.Contains(audit.Labels, audit.Label(name)) {
 			labelsOnly = false
 		}
 	}
-	n := 0
 	if labelsOnly && rep.Annotate == nil { // with a baseline, marks decide
 		for _, l := range audit.Labels {
 			if slices.Contains(g.names, string(l)) {
-				n += rep.Summary.Labels[l]
+				failing += rep.Summary.Labels[l]
 			}
 		}
-		return n, nil
+		if slices.Contains(g.names, string(audit.Healthy)) {
+			healthy = rep.Summary.Labels[audit.Healthy]
+		}
+		return failing, healthy, nil
 	}
-	err := rep.Briefs(func(op *audit.Operation) error {
+	err = rep.Briefs(func(op *audit.Operation) error {
 		if _, failed := g.match(op); failed {
-			n++
+			failing++
+			if op.Label == audit.Healthy {
+				healthy++
+			}
 		}
 		return nil
 	})
-	return n, err
+	return failing, healthy, err
 }

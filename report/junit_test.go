@@ -264,22 +264,26 @@ func TestAppendXML(t *testing.T) {
 	}
 }
 
-// TestGateFailures checks that the count in the start tags, taken from the
-// summary, is the count of test cases that fail.
+// TestGateFailures checks that the counts taken from the summary, or from a
+// pass when the gate names finding codes, are those of the operations that
+// fail, and of the healthy ones among them.
 func TestGateFailures(t *testing.T) {
 	rep := manyOperations(300, 2)
-	for _, failOn := range [][]string{nil, {}, specFailOn, {"healthy"}, {"absent", "absent"}, {"missing-key"}, {"missing-key", "uncertain"}} {
+	for _, failOn := range [][]string{nil, {}, specFailOn, {"healthy"}, {"absent", "absent"}, {"missing-key"}, {"missing-key", "uncertain"}, {"healthy", "missing-key"}} {
 		t.Run(strings.Join(failOn, ","), func(t *testing.T) {
 			g := newGate(failOn)
-			want := 0
+			want, wantHealthy := 0, 0
 			for _, op := range rep.OperationList() {
 				if _, failed := g.match(&op); failed {
 					want++
+					if op.Label == audit.Healthy {
+						wantHealthy++
+					}
 				}
 			}
-			got, err := g.failures(rep)
-			if err != nil || got != want {
-				t.Errorf("failures = %d, %v; want %d", got, err, want)
+			got, healthy, err := g.count(rep)
+			if err != nil || got != want || healthy != wantHealthy {
+				t.Errorf("count = %d, %d, %v; want %d, %d", got, healthy, err, want, wantHealthy)
 			}
 		})
 	}

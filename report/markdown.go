@@ -71,7 +71,7 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	if n := s.InvalidLines; n > 0 {
 		fmt.Fprintf(&head, "%s skipped (`--format json` lists them).\n\n", plural(n, "invalid line"))
 	}
-	failingHealthy, err := g.failingHealthy(rep)
+	failures, failingHealthy, err := g.count(rep)
 	if err != nil {
 		return err
 	}
@@ -99,10 +99,6 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	// Two passes: the operations that fail the gate, then the others that
 	// are not healthy, each in report order, so that rows which do not
 	// fail never crowd out those that do.
-	failures, err := g.failures(rep)
-	if err != nil {
-		return err
-	}
 	written, rows := head.Len(), 0
 	buf := make([]byte, 0, 4<<10)
 	for _, failing := range []bool{true, false} {
