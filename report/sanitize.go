@@ -2,18 +2,24 @@ package report
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Sanitize makes a string from the input safe to print on a terminal, so a
 // record cannot move the cursor, clear the screen, rewrite earlier lines or
-// reorder what is shown. It escapes
+// reorder what is shown, and two ids that differ cannot look the same. It
+// escapes
 //
 //   - C0 controls (ESC, CR, LF, TAB, ...) and DEL as \x1b-style text;
 //   - invalid UTF-8 as \xNN, one escape per byte;
-//   - C1 controls (U+0080–U+009F) and the bidi marks, embeddings, overrides
-//     and isolates (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)
-//     as \u202e-style text.
+//   - C1 controls (U+0080–U+009F), format characters (Unicode's Cf: the bidi
+//     marks, embeddings, overrides and isolates, zero-width spaces and
+//     joiners, the soft hyphen, the BOM, tag characters) and the other
+//     default-ignorable code points (variation selectors, Hangul fillers) as
+//     \u202e-style text, or \U000e0041-style past U+FFFF. Terminals show
+//     these as nothing, or let them change how the text around them shows,
+//     and tables count most of them as no column wide.
 //
 // Everything else, backslashes included, is unchanged. A string that needs no
 // escape is returned as is, without allocating.
@@ -43,14 +49,10 @@ func unsafeRune(r rune, size int) bool {
 		return size == 1
 	case r <= 0x9f: // C1; ASCII never gets here
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f:
-		return true
-	case 0x202a <= r && r <= 0x202e:
-		return true
-	case 0x2066 <= r && r <= 0x2069:
-		return true
+	case r < 0xad: // Latin-1, up to the soft hyphen
+		return false
 	}
-	return false
+	return unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 const lowerHex = "0123456789abcdef"
@@ -82,8 +84,12 @@ func sanitizeFrom(s string, i int) string {
 			b.WriteByte(lowerHex[c>>4])
 			b.WriteByte(lowerHex[c&0xf])
 		default:
-			b.WriteString(`\u`)
-			for shift := 12; shift >= 0; shift -= 4 {
+			escape, top := `\u`, 12
+			if r > 0xffff {
+				escape, top = `\U`, 28
+			}
+			b.WriteString(escape)
+			for shift := top; shift >= 0; shift -= 4 {
 				b.WriteByte(lowerHex[(r>>shift)&0xf])
 			}
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,7 +28,13 @@ func TestSanitize(t *testing.T) {
 		{"C1 bounds", "\u0080\u009f\u00a0", `\u0080\u009f` + "\u00a0"},
 		{"bidi override", "op-\u202Egnp.exe", `op-\u202egnp.exe`},
 		{"bidi marks and isolates", "\u061C\u200E\u200F\u202A\u202D\u2066\u2069", `\u061c\u200e\u200f\u202a\u202d\u2066\u2069`},
-		{"neighbours of bidi ranges pass", "\u200D\u2029\u202F\u2065\u206A", "\u200D\u2029\u202F\u2065\u206A"},
+		{"separators and neighbours pass", "\u2029\u202F\u2070", "\u2029\u202F\u2070"},
+		{"zero-width and invisible", "op\u200B\u200C\u200D\u2060\uFEFF-1", `op\u200b\u200c\u200d\u2060\ufeff-1`},
+		{"soft hyphen, its neighbours pass", "\u00ACa\u00ADb\u00AE", "\u00ACa" + `\u00ad` + "b\u00AE"},
+		{"Arabic letter mark and fillers", "\u115F\u3164\uFFA0", `\u115f\u3164\uffa0`},
+		{"variation selector", "\u2714\uFE0F", "\u2714" + `\ufe0f`},
+		{"tag characters past U+FFFF", "op\U000E0041\U000E007F", `op\U000e0041\U000e007f`},
+		{"astral letters pass", "\U0001F642\U00020000", "\U0001F642\U00020000"},
 		{"invalid byte", "op\xffx", `op\xffx`},
 		{"truncated rune", "op\xe6\x97", `op\xe6\x97`},
 		{"surrogate half", "\xed\xa0\x80", `\xed\xa0\x80`},
@@ -46,14 +53,15 @@ func TestSanitize(t *testing.T) {
 	}
 }
 
-// safe reports whether s is valid UTF-8 without controls or bidi characters.
+// safe reports whether s is valid UTF-8 without controls, format
+// characters or other characters that print as nothing.
 func safe(s string) bool {
 	if !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || (0x7f <= r && r <= 0x9f) || r == 0x061c || r == 0x200e || r == 0x200f ||
-			(0x202a <= r && r <= 0x202e) || (0x2066 <= r && r <= 0x2069) {
+		if r < 0x20 || (0x7f <= r && r <= 0x9f) || unicode.Is(unicode.Cf, r) ||
+			unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r) {
 			return false
 		}
 	}
