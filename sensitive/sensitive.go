@@ -10,6 +10,8 @@
 //
 //   - Publishable keys (Stripe's pk_live_, pk_test_) are not flagged: they are
 //     public by design, embedded in every browser that loads the checkout.
+//   - A Git remote in scp form, git@github.com:org/repo, is not an e-mail
+//     address: git is the account every Git host serves over SSH.
 //   - Pure hex runs are never "high entropy", whatever their length: digests
 //     and UUIDs are hex and are not secrets by themselves. Neither is a
 //     digest labelled with its algorithm (sha256:…, sha256-… as in SRI).
@@ -347,11 +349,19 @@ func email(s string) string {
 		if !validLocal(s[start:i]) {
 			continue
 		}
-		if validDomain(s[after : after+run(s[after:], isDomain)]) {
+		end := after + run(s[after:], isDomain)
+		if validDomain(s[after:end]) && !gitRemote(s[start:i], s[end:]) {
 			return emailReason
 		}
 	}
 	return ""
+}
+
+// gitRemote reports whether an address whose local part is local, and
+// that rest follows, is a Git remote in scp form (git@github.com:org/repo):
+// the account every Git host serves over SSH, not a person's address.
+func gitRemote(local, rest string) bool {
+	return local == "git" && strings.HasPrefix(rest, ":")
 }
 
 func validLocal(local string) bool {
