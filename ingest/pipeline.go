@@ -70,6 +70,8 @@ type Pipeline struct {
 	books  *audit.Auditor // lines and invalid lines, booked in input order
 	report *audit.Report  // once merged
 
+	reasons map[string]string // see reason
+
 	records atomic.Int64 // for progress reports
 	ops     atomic.Int64
 
@@ -283,7 +285,7 @@ func (p *Pipeline) account(name string, index int, d *decoded) error {
 		a.AddInvalid(audit.Invalid{
 			Input: name,
 			Line:  inv.err.Line,
-			Error: Reason(inv.err),
+			Error: p.reason(inv.err),
 			Pos:   audit.Position{Input: index, Line: inv.err.Line},
 		})
 		if p.opts.Rejects != nil {
@@ -294,6 +296,28 @@ func (p *Pipeline) account(name string, index int, d *decoded) error {
 	}
 	return nil
 }
+
+// reason is Reason, with messages the audit keeps shared: a ledger with
+// millions of invalid lines has few distinct messages, and a report that
+// lists them all keeps each line's. Up to maxReasons are shared.
+func (p *Pipeline) reason(pe *ndjson.ParseError) string {
+	r := Reason(pe)
+	if kept, ok := p.reasons[r]; ok {
+		return kept
+	}
+	if len(p.reasons) < maxReasons {
+		if p.reasons == nil {
+			p.reasons = map[string]string{}
+		}
+		p.reasons[r] = r
+	}
+	return r
+}
+
+// maxReasons bounds the messages Pipeline.reason shares, so that lines with
+// ever new messages (each with its own column, say) cost no more than
+// before.
+const maxReasons = 4096
 
 // shardBatch is a chunk's records for one shard, with the Hash of each
 // one's operation id.

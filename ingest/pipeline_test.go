@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -322,3 +323,26 @@ func TestPipelineMapsFields(t *testing.T) {
 
 // reportOnly returns the report of a runPipeline, dropping its rejects.
 func reportOnly(rep *audit.Report, _ string) *audit.Report { return rep }
+
+// TestInvalidReasonsShared checks that invalid lines with the same message
+// share its bytes, up to maxReasons distinct messages, and that every line
+// still gets its own message, as the reference words it.
+func TestInvalidReasonsShared(t *testing.T) {
+	var input bytes.Buffer
+	for i := range maxReasons + 10 {
+		input.WriteString("not json\n")
+		// A different column each time: one distinct message a line.
+		fmt.Fprintf(&input, "{%s\n", strings.Repeat(" ", i))
+	}
+	want, _ := reference(t, input.Bytes(), 0)
+	got, _ := runPipeline(t, input.Bytes(), 0, config{2, 2, 64}, nil)
+	if diff := cmp.Diff(want.Invalid, got.Invalid); diff != "" {
+		t.Fatalf("invalid lines (-reference +pipeline):\n%s", diff)
+	}
+	shared := unsafe.StringData(got.Invalid[0].Error)
+	for i, inv := range got.Invalid {
+		if i%2 == 0 && unsafe.StringData(inv.Error) != shared {
+			t.Fatalf("line %d: the message %q is a copy of line 1's", inv.Line, inv.Error)
+		}
+	}
+}
