@@ -453,6 +453,12 @@ func labelledDigest(s string, start, end int) bool {
 	return false
 }
 
+// publishableKey reports whether the run tok is a publishable key, public
+// by design, however long: Stripe's are about a hundred characters.
+func publishableKey(tok string) bool {
+	return strings.HasPrefix(tok, "pk_live_") || strings.HasPrefix(tok, "pk_test_")
+}
+
 func highEntropy(s string) string {
 	for i := 0; i < len(s); {
 		if !isTokenByte(s[i]) {
@@ -460,7 +466,7 @@ func highEntropy(s string) string {
 			continue
 		}
 		j := i + run(s[i:], isTokenByte)
-		if j-i >= minTokenLen && !labelledDigest(s, i, j) {
+		if j-i >= minTokenLen && !labelledDigest(s, i, j) && !publishableKey(s[i:j]) {
 			if n := randomSpan(s[i:j]); n > 0 {
 				return "high-entropy token (" + strconv.Itoa(n) + " chars)"
 			}

@@ -108,6 +108,8 @@ func TestCheckLeavesAlone(t *testing.T) {
 		{"Stripe charge id in a slug", "refund-for-ch_3MqLiJ2eZvKYlo2C1gK0XaY9-attempt-2"},
 		{"Stripe ids", "subscription:sub_1MowQVLkdIwHu7ixeRlqHVzs:update-price:price_1MoBy5LkdIwHu7ixZhnattbh"},
 		{"Stripe publishable key", "pk_" + "live_" + tok(24)},
+		{"Stripe publishable key at full length", "pk_" + "live_51" + tok(97)},
+		{"Stripe test publishable key in an id", "checkout:pk_" + "test_51" + tok(97) + ":retry"},
 		{"prefix inside a word", "risk_" + "live_feed_" + tok(24)},
 		{"prefix without a key", "sk_" + "live_rotation"},
 		{"AWS key id too long", "AKIA" + "IOSFODNN7EXAMPLE2"},
