@@ -179,6 +179,11 @@ func auditRun(opts *AuditOptions) error {
 	if err := out.Flush(); err != nil {
 		return failure(fmt.Errorf("writing report: %w", err))
 	}
+	if n := rep.Summary.InvalidLines; n > 0 && opts.Format == "ndjson" {
+		// NDJSON holds operations only: the skipped lines would go
+		// unmentioned.
+		fmt.Fprintf(s.ErrOut, "effectaudit: %s\n", report.SkippedLine(n))
+	}
 	if opts.WriteBaseline != "" {
 		if err := writeReport(opts.WriteBaseline, rep); err != nil {
 			return err

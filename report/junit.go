@@ -36,6 +36,23 @@ func (p *junitPrinter) Print(w io.Writer, rep *audit.Report) error {
 	return nil
 }
 
+// junitSummary appends the suite's <system-out>: the summary line the table
+// ends with, the findings and how many invalid lines were skipped, which a
+// run with --skip-invalid shows nowhere else in this format.
+func junitSummary(buf []byte, s *audit.Summary) []byte {
+	buf = append(buf, "    <system-out>"...)
+	buf = appendXMLText(buf, summaryLine(s))
+	if line := findingsLine(s); line != "" {
+		buf = append(buf, '\n')
+		buf = appendXMLText(buf, line)
+	}
+	if n := s.InvalidLines; n > 0 {
+		buf = append(buf, '\n')
+		buf = appendXMLText(buf, SkippedLine(n))
+	}
+	return append(buf, "</system-out>\n"...)
+}
+
 func (p *junitPrinter) print(w io.Writer, rep *audit.Report) error {
 	// The counts go in the start tags, before the first test case.
 	failures, _, err := p.gate.count(rep)
@@ -71,6 +88,9 @@ func (p *junitPrinter) print(w io.Writer, rep *audit.Report) error {
 		return err
 	})
 	if err != nil {
+		return err
+	}
+	if _, err := bw.Write(junitSummary(buf[:0], &rep.Summary)); err != nil {
 		return err
 	}
 	if _, err := bw.WriteString("  </testsuite>\n</testsuites>\n"); err != nil {

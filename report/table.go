@@ -111,7 +111,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 		trailer = append(trailer, fmt.Sprintf("%d healthy operations folded (--all lists them)", healthy))
 	}
 	if n := rep.Summary.InvalidLines; n > 0 {
-		trailer = append(trailer, plural(n, "invalid line")+" skipped (--format json lists them)")
+		trailer = append(trailer, SkippedLine(n))
 	}
 	trailer = append(trailer, summaryLine(&rep.Summary))
 	if line := findingsLine(&rep.Summary); line != "" {
@@ -453,19 +453,33 @@ func digits(n int) int {
 // summaryLine counts the operations per label in SPEC's precedence order,
 // then the attempts and effect observations, then the input lines.
 func summaryLine(s *audit.Summary) string {
-	var b strings.Builder
-	b.WriteString(plural(s.Operations, "operation"))
-	b.WriteString(": ")
+	// Appended rather than formatted: fmt would allocate for every count
+	// past 255, and JUnit prints this line in a stream that must not.
+	b := make([]byte, 0, 256)
+	b = appendPlural(b, s.Operations, "operation")
+	b = append(b, ": "...)
 	for i, l := range audit.Labels {
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		fmt.Fprintf(&b, "%d %s", s.Labels[l], l)
+		b = strconv.AppendInt(b, int64(s.Labels[l]), 10)
+		b = append(b, ' ')
+		b = append(b, l...)
 	}
-	fmt.Fprintf(&b, " · %s, %s · %s (%d blank, %s, %d invalid)",
-		plural(s.Attempts, "attempt"), plural(s.EffectObservations, "effect observation"),
-		plural(s.Lines, "line"), s.BlankLines, plural(s.Records, "record"), s.InvalidLines)
-	return b.String()
+	b = append(b, " · "...)
+	b = appendPlural(b, s.Attempts, "attempt")
+	b = append(b, ", "...)
+	b = appendPlural(b, s.EffectObservations, "effect observation")
+	b = append(b, " · "...)
+	b = appendPlural(b, s.Lines, "line")
+	b = append(b, " ("...)
+	b = strconv.AppendInt(b, int64(s.BlankLines), 10)
+	b = append(b, " blank, "...)
+	b = appendPlural(b, s.Records, "record")
+	b = append(b, ", "...)
+	b = strconv.AppendInt(b, int64(s.InvalidLines), 10)
+	b = append(b, " invalid)"...)
+	return string(b)
 }
 
 // findingsLine counts the operations per finding code, naming only the
@@ -481,7 +495,8 @@ func findingsLine(s *audit.Summary) string {
 		}
 		b.WriteString(Sanitize(code))
 		b.WriteByte(' ')
-		b.WriteString(strconv.Itoa(n))
+		var digits [20]byte
+		b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
 	}
 	for _, code := range audit.FindingCodes {
 		if n := s.Findings[code]; n != 0 {
@@ -501,11 +516,22 @@ func findingsLine(s *audit.Summary) string {
 	return b.String()
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+// SkippedLine says that n invalid lines were skipped, in the formats that
+// count them without listing them.
+func SkippedLine(n int) string {
+	return plural(n, "invalid line") + " skipped (--format json lists them)"
+}
+
+func plural(n int, noun string) string { return string(appendPlural(nil, n, noun)) }
+
+func appendPlural(b []byte, n int, noun string) []byte {
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, ' ')
+	b = append(b, noun...)
+	if n != 1 {
+		b = append(b, 's')
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return b
 }
 
 // trimWriter drops the spaces at the end of each line, which tablewriter
