@@ -80,8 +80,9 @@ type Summary struct {
 	Labels             map[Label]int  `json:"labels"`
 	Findings           map[string]int `json:"findings"` // every code, zero or not
 	// Resolved lists, with a baseline, the operations that failed the gate
-	// in the baseline and no longer do (or are gone), in baseline order.
-	Resolved []string `json:"resolved,omitempty"`
+	// in the baseline and no longer do (or are gone), in baseline order;
+	// nil, and left out of the JSON, without a baseline.
+	Resolved []string `json:"resolved,omitzero"`
 }
 
 // Results counts an operation's attempts by result, in order of the

@@ -215,7 +215,7 @@ func (c *Comparison) Failed() bool { return c.failed }
 // Resolved returns the baseline's failing operations that now pass or are
 // gone, in baseline order.
 func (c *Comparison) Resolved() []string {
-	var out []string
+	out := []string{} // not nil: a report with a baseline lists none as []
 	for i := range c.base.len() {
 		if c.base.names[i]&c.failOn != 0 && (!c.seen[i] || c.resolved[i]) {
 			out = append(out, string(c.base.id(int32(i))))

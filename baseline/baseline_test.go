@@ -281,7 +281,7 @@ func TestMarksMatchModel(t *testing.T) {
 					seed, op.OperationID, names, op.Baseline, again.Baseline, want, doc.String(), failOn)
 			}
 		}
-		var wantResolved []string
+		wantResolved := []string{}
 		for _, id := range order {
 			if len(matched(before[id])) > 0 && (!seen[id] || resolved[id]) {
 				wantResolved = append(wantResolved, id)

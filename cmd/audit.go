@@ -61,7 +61,8 @@ sensitive-identifier. --fail-on accepts their codes as well as labels.
 Exit status:
   0  the audit completed and no operation matched --fail-on
   1  the audit completed and at least one operation matched --fail-on
-  2  usage error, unreadable input, or invalid records in strict mode`
+  2  usage error, unreadable input, a report that could not be written, or
+     invalid records in strict mode`
 
 // NewCmdAudit builds the audit command. runF replaces auditRun in tests of
 // flag parsing.
@@ -97,7 +98,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated and repeatable, or none")
 	f.StringVar(&opts.Baseline, "baseline", "", "earlier JSON report `FILE`: --fail-on counts only operations new or worse than in it")
 	f.StringVar(&opts.WriteBaseline, "write-baseline", "", "also write this run's JSON report to `FILE`, for a later --baseline")
-	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each failing operation's first line)")
+	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each operation's first line: errors for those that fail, warnings for the other unhealthy ones; 50 at most)")
 	f.BoolVar(&opts.All, "all", false, "table: list healthy operations even when there are more than 100")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
 	return c

@@ -59,7 +59,7 @@ func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.MapFile, "map-file", "", "YAML `FILE` with a map: section of FIELD: PATH entries (--map wins)")
 	f.BoolVar(&o.Example, "example", false, "read the built-in four-operation fixture")
 	f.StringVar(&o.Policy, "policy", "", "retry policy `FILE` (YAML) for the findings; default: the built-in policy")
-	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "audit the valid records and list invalid lines in the JSON report")
+	f.BoolVar(&o.SkipInvalid, "skip-invalid", false, "audit the valid records and report the invalid lines instead of stopping at them")
 	f.StringVar(&o.Rejects, "rejects", "", "write every invalid line verbatim to `FILE`")
 	f.Var(&o.maxLine, "max-line-bytes", "longest accepted line, from 1 byte to 2GiB, e.g. 16MiB; longer lines are invalid records")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress on a terminal for long runs")

@@ -129,7 +129,7 @@ func (e *encoder) summary(s *audit.Summary) {
 	countMap(e, s.Labels)
 	e.key("findings")
 	countMap(e, s.Findings)
-	if len(s.Resolved) > 0 { // omitempty: only with --baseline
+	if s.Resolved != nil { // only with --baseline, which makes it [] at least
 		e.key("resolved")
 		e.strings(s.Resolved)
 	}
