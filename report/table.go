@@ -78,9 +78,18 @@ func (p *tablePrinter) Print(w io.Writer, rep *audit.Report) error {
 
 func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	// First pass: measure the columns both with and without the healthy
-	// operations, since whether they fold is known only at the end.
+	// operations, since whether they fold is known only at the end. A
+	// healthy operation that fails the gate (on a finding) never folds.
 	all, unhealthy := newLayout(), newLayout()
-	healthy, ops := 0, 0
+	g := newGate(p.opts.FailOn)
+	foldable := func(op *audit.Operation) bool {
+		if op.Label != audit.Healthy {
+			return false
+		}
+		_, fails := g.match(op)
+		return !fails
+	}
+	healthy, folded, ops := 0, 0, 0
 	marks := map[string]int{} // baseline status → operations, with --baseline
 	err := rep.Briefs(func(op *audit.Operation) error {
 		ops++
@@ -91,6 +100,9 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 		all.add(&m)
 		if op.Label == audit.Healthy {
 			healthy++
+		}
+		if foldable(op) {
+			folded++
 		} else {
 			unhealthy.add(&m)
 		}
@@ -108,7 +120,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 
 	var trailer []string
 	if fold {
-		trailer = append(trailer, fmt.Sprintf("%d healthy operations folded (--all lists them)", healthy))
+		trailer = append(trailer, fmt.Sprintf("%s folded (--all lists them)", plural(folded, "healthy operation")))
 	}
 	if n := rep.Summary.InvalidLines; n > 0 {
 		trailer = append(trailer, SkippedLine(n))
@@ -128,7 +140,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 
 	switch {
 	case l.rows > 0:
-		listed := func(op *audit.Operation) bool { return !fold || op.Label != audit.Healthy }
+		listed := func(op *audit.Operation) bool { return !fold || !foldable(op) }
 		if err := p.table(out, rep, listed, l); err != nil {
 			return err
 		}

@@ -26,6 +26,16 @@ func healthyAnd(n int, others ...audit.Label) *audit.Report {
 	return reportOf(ops)
 }
 
+// healthyFailing returns 102 healthy operations, two of them (the first and
+// the 51st) with an orphan-effect finding, and a duplicate.
+func healthyFailing() *audit.Report {
+	ops := healthyAnd(102, audit.Duplicate).OperationList()
+	for _, i := range []int{0, 50} {
+		ops[i] = withFindings(ops[i], "orphan-effect")
+	}
+	return reportOf(ops)
+}
+
 // withFindings returns op with findings of the codes added.
 func withFindings(op audit.Operation, codes ...string) audit.Operation {
 	op.Findings = slices.Clone(op.Findings)
@@ -64,20 +74,23 @@ func TestTableFold(t *testing.T) {
 		name       string
 		rep        *audit.Report
 		all        bool
+		failOn     []string
 		rows       int
 		foldedLine string // "" when nothing is folded
 	}{
-		{"101 healthy folded", healthyAnd(101, audit.Duplicate), false, 1, "101 " + folded},
-		{"101 healthy with --all", healthyAnd(101, audit.Duplicate), true, 102, ""},
-		{"100 healthy listed", healthyAnd(100, audit.Duplicate), false, 101, ""},
-		{"only healthy folded", healthyAnd(150), false, 0, "150 " + folded},
-		{"unhealthy never folded", manyOperations(2000, 2), false, 1000, "1000 " + folded},
+		{"101 healthy folded", healthyAnd(101, audit.Duplicate), false, nil, 1, "101 " + folded},
+		{"101 healthy with --all", healthyAnd(101, audit.Duplicate), true, nil, 102, ""},
+		{"100 healthy listed", healthyAnd(100, audit.Duplicate), false, nil, 101, ""},
+		{"only healthy folded", healthyAnd(150), false, nil, 0, "150 " + folded},
+		{"unhealthy never folded", manyOperations(2000, 2), false, nil, 1000, "1000 " + folded},
+		{"healthy failing the gate never folded", healthyFailing(), false, []string{"orphan-effect"}, 3, "100 " + folded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := string(printReport(t, "table", Options{All: tc.all}, tc.rep))
+			out := string(printReport(t, "table", Options{All: tc.all, FailOn: tc.failOn}, tc.rep))
 			var want []string
 			for _, op := range tc.rep.OperationList() {
-				if tc.foldedLine == "" || op.Label != audit.Healthy {
+				failing := slices.ContainsFunc(op.Findings, func(f audit.Finding) bool { return slices.Contains(tc.failOn, f.Code) })
+				if tc.foldedLine == "" || op.Label != audit.Healthy || failing {
 					want = append(want, op.OperationID)
 				}
 			}
