@@ -128,6 +128,10 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 		if err != nil {
 			return nil, fmt.Errorf("keeping an over-long line for rejects: %w", err)
 		}
+		// Unlinked at once where the system allows it (the open file stays
+		// readable), so that a run cut short by a signal leaves nothing
+		// behind; elsewhere it is removed once copied to the rejects.
+		_ = os.Remove(f.Name())
 		spool = f
 	}
 	fail := func(err error) (*chunk, error) {
