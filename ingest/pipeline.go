@@ -71,6 +71,7 @@ type Pipeline struct {
 	report *audit.Report  // once merged
 
 	reasons map[string]string // see reason
+	pool    chan []byte       // chunk buffers, shared by the inputs read in turn
 
 	records atomic.Int64 // for progress reports
 	ops     atomic.Int64
@@ -152,9 +153,17 @@ const feedDepth = 8
 
 // Read audits one input, the index-th of the run.
 func (p *Pipeline) Read(in Input, index int) error {
+	// The chunk buffers serve every input of the run: each input making its
+	// own cost several megabytes of fresh memory a file, which made runs
+	// over thousands of small files spend most of their time clearing it.
+	// Every buffer is back in the pool when Read returns, unless a failure
+	// stopped the input early; the pool is topped up for the next.
 	nbuf := 2*p.opts.Workers + feedDepth*len(p.shards) + 2
-	pool := make(chan []byte, nbuf)
-	for range nbuf {
+	if p.pool == nil {
+		p.pool = make(chan []byte, nbuf)
+	}
+	pool := p.pool
+	for len(pool) < nbuf {
 		pool <- hugemem.Bytes(p.opts.ChunkSize)[:0]
 	}
 	var (

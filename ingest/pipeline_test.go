@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -344,5 +345,32 @@ func TestInvalidReasonsShared(t *testing.T) {
 		if i%2 == 0 && unsafe.StringData(inv.Error) != shared {
 			t.Fatalf("line %d: the message %q is a copy of line 1's", inv.Line, inv.Error)
 		}
+	}
+}
+
+// TestBuffersServeEveryInput checks that the chunk buffers are made once
+// for the run, not for each input: a run over thousands of small files
+// would otherwise spend most of its time clearing fresh memory.
+func TestBuffersServeEveryInput(t *testing.T) {
+	line := []byte(`{"type":"effect","operationId":"op-1","effectRef":"r1"}` + "\n")
+	p := New(Options{Workers: 2, Shards: 2}, func() *audit.Auditor { return audit.New(nil) })
+	allocated := func(from, to int) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := from; i < to; i++ {
+			if err := p.Read(Input{Name: fmt.Sprint("in", i), R: bytes.NewReader(line)}, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	first := allocated(0, 1)
+	next := allocated(1, 50)
+	if next >= first {
+		t.Errorf("49 more inputs allocated %d bytes, the first %d: want the buffers made once", next, first)
+	}
+	if got := p.Report().Summary.Lines; got != 50 {
+		t.Errorf("%d lines; want 50", got)
 	}
 }
