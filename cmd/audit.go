@@ -127,6 +127,18 @@ func auditRun(opts *AuditOptions) error {
 			}
 		}
 	}
+	var baseOut *output
+	if opts.WriteBaseline == input.Stdin {
+		return usageError("--write-baseline -: standard output is the report's; name a file")
+	}
+	if opts.WriteBaseline != "" {
+		// Made now, so that a directory it cannot be written to is found
+		// before the audit's work; put in place only once written whole.
+		if baseOut, err = createOutput(opts.WriteBaseline, nil, s.temps); err != nil {
+			return failure(fmt.Errorf("write baseline: %w", err))
+		}
+		defer baseOut.discard()
+	}
 	var base *baseline.Baseline
 	loaded := func() (*baseline.Baseline, error) { return nil, nil }
 	if opts.Baseline != "" {
@@ -185,8 +197,8 @@ func auditRun(opts *AuditOptions) error {
 		// unmentioned.
 		fmt.Fprintf(s.ErrOut, "effectaudit: %s\n", report.SkippedLine(n))
 	}
-	if opts.WriteBaseline != "" {
-		if err := writeReport(opts.WriteBaseline, rep); err != nil {
+	if baseOut != nil {
+		if err := writeReport(baseOut, rep); err != nil {
 			return err
 		}
 	}
@@ -247,18 +259,13 @@ func awaitBaseline(loaded func() (*baseline.Baseline, error), ledgerErr error) (
 
 // writeReport writes rep as a JSON report to name, for the next run's
 // --baseline.
-func writeReport(name string, rep *audit.Report) error {
-	w, done, err := create(name, nil)
-	if err != nil {
-		return failure(fmt.Errorf("write baseline: %w", err))
-	}
+func writeReport(out *output, rep *audit.Report) error {
 	p, _ := report.New("json", report.Options{})
-	err = p.Print(w, rep)
-	if derr := done(); err == nil {
-		err = derr
-	}
-	if err != nil {
+	if err := p.Print(out, rep); err != nil {
 		return failure(fmt.Errorf("write baseline: %w", err))
+	}
+	if err := out.commit(); err != nil {
+		return fmt.Errorf("write baseline: %w", err)
 	}
 	return nil
 }

@@ -1,11 +1,11 @@
 package cmd
 
 import (
-	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/effectaudit/effectaudit/input"
 	"github.com/effectaudit/effectaudit/synth"
 )
 
@@ -52,25 +52,40 @@ the label each operation was built to get, one JSON object per line.`,
 }
 
 func generateRun(opts *GenerateOptions) (err error) {
+	if opts.Truth == input.Stdin {
+		return usageError("--truth -: name a file; standard output is the ledger's unless -o names one")
+	}
 	if opts.Truth != "" && writesTo(opts.Streams, opts.Output, opts.Truth) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
 	}
-	out, closeOut, err := create(opts.Output, opts.Streams.Out)
+	// Both files are put in place only once written whole, the ledger
+	// first: a failure or a signal leaves any earlier ones as they were.
+	outName := opts.Output
+	if outName == input.Stdin {
+		outName = "" // standard output, as for ledgers read
+	}
+	out, err := createOutput(outName, opts.Streams.Out, opts.Streams.temps)
 	if err != nil {
 		return failure(err)
 	}
-	defer func() { err = errors.Join(err, closeOut()) }()
-	var truth io.Writer
+	defer out.discard()
+	var truth *output
+	var truthW io.Writer
 	if opts.Truth != "" {
-		var closeTruth func() error
-		truth, closeTruth, err = create(opts.Truth, nil)
-		if err != nil {
+		if truth, err = createOutput(opts.Truth, nil, opts.Streams.temps); err != nil {
 			return failure(err)
 		}
-		defer func() { err = errors.Join(err, closeTruth()) }()
+		defer truth.discard()
+		truthW = truth
 	}
-	if _, err := synth.Generate(opts.Config, out, truth); err != nil {
+	if _, err := synth.Generate(opts.Config, out, truthW); err != nil {
 		return failure(err)
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	if truth != nil {
+		return truth.commit()
 	}
 	return nil
 }

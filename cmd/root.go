@@ -10,6 +10,9 @@ import (
 // Main runs the command line args against streams and returns the exit
 // status. It is all main does.
 func Main(streams *Streams, args ...string) int {
+	if streams.temps != nil {
+		defer streams.temps.onSignal()()
+	}
 	prof := &cpuProfile{}
 	root := newRoot(streams, prof)
 	root.SetArgs(args)

@@ -22,6 +22,9 @@ type Streams struct {
 	ErrWidth int
 	// Getenv reads the environment (NO_COLOR); tests pass their own.
 	Getenv func(string) string
+
+	// temps, when set, are removed if a signal stops the run (see Main).
+	temps *tempFiles
 }
 
 // SystemStreams are the process's standard streams.
@@ -34,6 +37,7 @@ func SystemStreams() *Streams {
 		OutTTY: isTerminal(os.Stdout),
 		ErrTTY: isTerminal(os.Stderr),
 		Getenv: os.Getenv,
+		temps:  &tempFiles{},
 	}
 	if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil {
 		s.ErrWidth = w
