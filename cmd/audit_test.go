@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 
 	"github.com/effectaudit/effectaudit/fixtures"
 )
@@ -115,8 +116,9 @@ func TestAuditFlagErrors(t *testing.T) {
 	}
 }
 
-// TestCompressedInputs checks that gzip and zstd are recognised by content,
-// whatever the file is called, and give the plain file's report.
+// TestCompressedInputs checks that gzip, zstd, xz and bzip2 are recognised
+// by content, whatever the file is called, also one inside another, and
+// give the plain file's report.
 func TestCompressedInputs(t *testing.T) {
 	dir := t.TempDir()
 	var gz bytes.Buffer
@@ -138,7 +140,25 @@ func TestCompressedInputs(t *testing.T) {
 		pzst = binary.LittleEndian.AppendUint32(pzst, uint32(len(frame)))
 		pzst = append(pzst, frame...)
 	}
-	files := map[string][]byte{"plain.ndjson": fixtures.FourOperations, "ledger.gz.txt": gz.Bytes(), "ledger.bin": zst, "ledger.pzst": pzst}
+	var xzData bytes.Buffer
+	xw, err := xz.NewWriter(&xzData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xw.Write(fixtures.FourOperations)
+	xw.Close()
+	// The standard library reads bzip2 but does not write it: the file was
+	// made with bzip2(1).
+	bz2, err := os.ReadFile(filepath.Join("..", "input", "testdata", "four-operations.ndjson.bz2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gzOfZst bytes.Buffer
+	zw = gzip.NewWriter(&gzOfZst)
+	zw.Write(zst)
+	zw.Close()
+	files := map[string][]byte{"plain.ndjson": fixtures.FourOperations, "ledger.gz.txt": gz.Bytes(), "ledger.bin": zst, "ledger.pzst": pzst,
+		"ledger.xz": xzData.Bytes(), "ledger.data": bz2, "ledger.zst.gz": gzOfZst.Bytes()}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
@@ -153,7 +173,7 @@ func TestCompressedInputs(t *testing.T) {
 		return stdout.String(), code
 	}
 	want, wantCode := run("audit", "-f", "ndjson", filepath.Join(dir, "plain.ndjson"))
-	for _, name := range []string{"ledger.gz.txt", "ledger.bin", "ledger.pzst"} {
+	for _, name := range []string{"ledger.gz.txt", "ledger.bin", "ledger.pzst", "ledger.xz", "ledger.data", "ledger.zst.gz"} {
 		got, code := run("audit", "-f", "ndjson", filepath.Join(dir, name))
 		if diff := cmp.Diff(want, got); diff != "" || code != wantCode {
 			t.Errorf("%s: exit %d (want %d), report (-plain +compressed):\n%s", name, code, wantCode, diff)

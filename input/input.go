@@ -11,8 +11,11 @@ import (
 	"os"
 	"sync/atomic"
 
+	"compress/bzip2"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
 )
 
 // Stdin is the input name that means standard input.
@@ -21,14 +24,25 @@ const Stdin = "-"
 var (
 	gzipMagic = []byte{0x1f, 0x8b}
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	xzMagic   = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
 )
+
+// isBzip2 reports whether magic starts a bzip2 stream: "BZh" and a block
+// size from 1 to 9. No ledger line starts so: a line starts with "{".
+func isBzip2(magic []byte) bool {
+	return len(magic) >= 4 && string(magic[:3]) == "BZh" && '1' <= magic[3] && magic[3] <= '9'
+}
+
+// maxLayers is how many compressions inside one another an input may have
+// (a gzip of a gzip, say), a bound only against inputs made to never end.
+const maxLayers = 4
 
 // isZstd reports whether magic starts a zstd stream: a frame, or a
 // skippable frame (RFC 8878: 0x184D2A50 to 0x184D2A5F, little-endian),
 // which pzstd writes before every frame it compresses.
 func isZstd(magic []byte) bool {
 	return bytes.HasPrefix(magic, zstdMagic) ||
-		len(magic) == 4 && magic[0]&0xf0 == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18
+		len(magic) >= 4 && magic[0]&0xf0 == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18
 }
 
 // Source is one opened input: its decompressed bytes and how much of the
@@ -57,7 +71,7 @@ func (s *Source) Close() error {
 }
 
 // Open opens name ("-" reads stdin) and wraps it in a decompressor when its
-// first bytes are a gzip or zstd magic number.
+// first bytes are a gzip, zstd, xz or bzip2 magic number.
 func Open(name string, stdin io.Reader) (*Source, error) {
 	if name == Stdin {
 		return FromReader(name, stdin, -1)
@@ -87,25 +101,42 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	// larger buffer would copy every byte once more.
 	br := bufio.NewReaderSize(raw, 64<<10)
 	src := &Source{Name: name, Size: size, r: br, raw: raw}
-	magic, err := br.Peek(4)
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	switch {
-	case bytes.HasPrefix(magic, gzipMagic):
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("reading the gzip header: %w", err)
+	for range maxLayers {
+		magic, err := br.Peek(len(xzMagic))
+		if err != nil && err != io.EOF {
+			return nil, err
 		}
-		src.r = zr
-		src.closer = append(src.closer, zr.Close)
-	case isZstd(magic):
-		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
+		var zr io.Reader
+		switch {
+		case bytes.HasPrefix(magic, gzipMagic):
+			gr, err := gzip.NewReader(br)
+			if err != nil {
+				return nil, fmt.Errorf("reading the gzip header: %w", err)
+			}
+			zr = gr
+			src.closer = append(src.closer, gr.Close)
+		case isZstd(magic):
+			dr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+			if err != nil {
+				return nil, fmt.Errorf("starting the zstd decoder: %w", err)
+			}
+			zr = dr
+			src.closer = append(src.closer, func() error { dr.Close(); return nil })
+		case bytes.HasPrefix(magic, xzMagic):
+			xr, err := xz.NewReader(br)
+			if err != nil {
+				return nil, fmt.Errorf("reading the xz header: %w", err)
+			}
+			zr = xr
+		case isBzip2(magic):
+			zr = bzip2.NewReader(br)
+		default:
+			return src, nil
 		}
-		src.r = zr
-		src.closer = append(src.closer, func() error { zr.Close(); return nil })
+		// What comes out may be compressed again (a gzip of a zstd
+		// file): it is sniffed in turn.
+		br = bufio.NewReaderSize(zr, 64<<10)
+		src.r = br
 	}
 	return src, nil
 }
