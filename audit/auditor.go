@@ -16,7 +16,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
 )
 
 // Policy says which attempt results must not be retried and how long a
@@ -472,7 +471,9 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 	if r.AttemptID == "" {
 		op.anonAttempts++
 	} else {
-		newAttempt = a.st.addFingerprint(&op.attemptIDs, xxhash.Sum64String(r.AttemptID))
+		// Seeded, as the indexes are: a fixed hash such as xxhash has
+		// published collisions, which a ledger could hold.
+		newAttempt = a.st.addFingerprint(&op.attemptIDs, a.Hash(r.AttemptID))
 	}
 	if pair == nil {
 		op.keylessAttempts++

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -812,5 +813,32 @@ func TestKeepInvalid(t *testing.T) {
 				t.Errorf("invalid lines (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAttemptIDsCollidingInXXHash checks that two attempt ids whose xxhash
+// values are equal (a published collision) are two attempts: attempt ids
+// are fingerprinted with a hash seeded for each run, which no ledger can
+// be made to collide.
+func TestAttemptIDsCollidingInXXHash(t *testing.T) {
+	first := "a00725:175:hk7lydsxf:1:1533:10719:6433 1:n:0:cgctagta+ctgatgag"
+	second := "a00725:175:hk7lydsxf:3:2443:32606:14622 1:n:0:cgctagta+ctgatgag"
+	if xxhash.Sum64String(first) != xxhash.Sum64String(second) {
+		t.Fatal("the ids no longer collide in xxhash; the test needs a pair that does")
+	}
+	recs := build(t, []rec{
+		{typ: A, op: "op-1", attempt: first, key: "k1", hash: "h", result: "success", when: "2026-01-01T10:00:00Z"},
+		{typ: A, op: "op-1", attempt: second, result: "timeout", when: "2026-01-01T11:00:00Z"},
+	})
+	op := run(recs).OperationList()[0]
+	if op.Attempts != 2 {
+		t.Errorf("%d attempts; want 2", op.Attempts)
+	}
+	var codes []string
+	for _, f := range op.Findings {
+		codes = append(codes, f.Code)
+	}
+	if diff := cmp.Diff([]string{"missing-key", "retry-after-success"}, codes); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
 	}
 }

@@ -114,10 +114,11 @@ type stringSet struct {
 func (s *stringSet) head() sref { return sref(s.first.value()) }
 
 // fingerprintSet holds distinct 64-bit fingerprints. Attempt ids are only
-// ever counted, never printed, so the audit keeps an xxhash of each instead
-// of its bytes; two ids of one operation would have to collide in 64 bits to
-// be miscounted. A fingerprint of 0 is kept as 1, so that 0 can mark an
-// empty set: one more such collision, as unlikely as any other.
+// ever counted, never printed, so the audit keeps a hash of each instead of
+// its bytes, seeded at random for each run (Auditor.Hash): two ids of one
+// operation would have to collide in 64 bits to be miscounted, and no
+// ledger can be made to. A fingerprint of 0 is kept as 1, so that 0 can
+// mark an empty set: one more such collision, as unlikely as any other.
 type fingerprintSet struct {
 	first halves // 0 when the set is empty
 	more  int32  // 1 + index of the first node after it; 0 if none
