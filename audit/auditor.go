@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 	"unsafe"
-
 )
 
 // Policy says which attempt results must not be retried and how long a
