@@ -91,7 +91,7 @@ func (c *chunker) next() (*chunk, error) {
 		if err == io.EOF {
 			c.eof = true
 		} else if err != nil {
-			return nil, c.fail(err)
+			return nil, c.fail(err, buf)
 		}
 	}
 }
@@ -171,7 +171,7 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 		if err == io.EOF {
 			c.eof = true
 		} else if err != nil {
-			return fail(c.fail(err))
+			return fail(c.fail(err, nil))
 		}
 	}
 	size := length
@@ -199,7 +199,7 @@ func (c *chunker) skipBOM() error {
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
 		c.eof = true
 	case err != nil:
-		return c.fail(err)
+		return c.fail(err, nil)
 	}
 	if n == 3 && bom == [3]byte{0xEF, 0xBB, 0xBF} {
 		c.offset = 3
@@ -209,8 +209,10 @@ func (c *chunker) skipBOM() error {
 	return nil
 }
 
-func (c *chunker) fail(err error) error {
-	return fmt.Errorf("reading line %d: %w", c.line, err)
+// fail wraps a read error with the line it stopped in: the chunk's first
+// line, after the lines read whole so far (pending).
+func (c *chunker) fail(err error, pending []byte) error {
+	return fmt.Errorf("reading line %d: %w", c.line+bytes.Count(pending, []byte{'\n'}), err)
 }
 
 // lineTooLong builds the error ndjson.Reader gives for a line over the limit.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -191,6 +192,20 @@ func TestPipelineReadError(t *testing.T) {
 	var re *ReadError
 	if !errors.As(err, &re) || re.Input != "ledger.ndjson" || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("Read error = %v, want a *ReadError naming the input and cause", err)
+	}
+	// The error names the line reading stopped in: the one after the last
+	// whole line, wherever the chunk it fell in started.
+	for _, chunk := range []int{256, 1 << 20} {
+		for _, tail := range []string{"", `{"type":"eff`} {
+			input := append(slices.Clone(data), tail...)
+			lines := bytes.Count(input, []byte{'\n'})
+			r := io.MultiReader(bytes.NewReader(input), iotest.ErrReader(errors.New("disk on fire")))
+			p := New(Options{Workers: 2, Shards: 2, ChunkSize: chunk}, func() *audit.Auditor { return audit.New(nil) })
+			err := p.Read(Input{Name: "ledger.ndjson", R: r}, 0)
+			if want := fmt.Sprintf("reading line %d:", lines+1); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("chunks of %d, tail %q: Read error = %v; want one saying %q", chunk, tail, err, want)
+			}
+		}
 	}
 }
 
