@@ -2,7 +2,6 @@ package canon
 
 import (
 	"math"
-	"math/big"
 	"strconv"
 	"strings"
 )
@@ -10,9 +9,12 @@ import (
 // maxDecimalDigits is the most significant digits numberValue hands to
 // strconv.ParseFloat. ParseFloat keeps 800 digits of a long decimal and then
 // misplaces its point (1 followed by 800 zeros and e-800 parses as 0.1, not
-// 1), and caps exponents from 100,000 up; with the zeros at either end
-// moved into the exponent and the exponent bounded, it rounds exactly.
-const maxDecimalDigits = 700
+// 1), and caps exponents from 100,000 up. So zeros at either end move into
+// the exponent, which is bounded, and digits past maxDecimalDigits are
+// dropped, a 1 standing for them (the last is never 0): a double, and a
+// halfway point between two, has at most 767 significant digits, so none
+// lies between the number and what is parsed, and both round alike.
+const maxDecimalDigits = 780
 
 // Exponents, in the form 0.d₁d₂… × 10^exp, past which a number overflows a
 // double or underflows to zero whatever its digits: a double lies between
@@ -48,14 +50,11 @@ func numberValue(text string) (f float64, inf bool) {
 	case exp < underflowExp:
 		return signed(0, neg), false
 	}
-	normal := "0." + digits + "e" + strconv.FormatInt(exp, 10)
-	if len(digits) <= maxDecimalDigits {
-		f, _ = strconv.ParseFloat(normal, 64) // ErrRange comes with ±Inf
-	} else {
-		// Exact: the rational the text names, rounded once.
-		r, _ := new(big.Rat).SetString(normal)
-		f, _ = r.Float64()
+	if len(digits) > maxDecimalDigits {
+		// What is dropped ends in a digit that is not 0: a 1 stands for it.
+		digits = digits[:maxDecimalDigits] + "1"
 	}
+	f, _ = strconv.ParseFloat("0."+digits+"e"+strconv.FormatInt(exp, 10), 64) // ErrRange comes with ±Inf
 	return signed(f, neg), math.IsInf(f, 0)
 }
 

@@ -54,6 +54,9 @@ func TestNumberValue(t *testing.T) {
 		{"10011 digits", "1" + strings.Repeat("0", 10010) + "e-10010", 1, false},
 		{"exponent past 100000", "0." + strings.Repeat("0", 99999) + "9e100000", 9, false},
 		{"leading zeros of a fraction", "0." + zeros + "125e800", 0.125, false},
+		{"a million digits", "1." + strings.Repeat("3", 1_000_010), 1.3333333333333333, false},
+		{"halfway, then a digit far past it", "9007199254740993." + strings.Repeat("0", 900) + "1", 9007199254740994, false},
+		{"exactly halfway, long", "9007199254740993." + strings.Repeat("0", 900), 9007199254740992, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, inf := numberValue(tc.text)
@@ -102,6 +105,10 @@ func FuzzNumberValue(f *testing.F) {
 	})
 }
 
+// halfSubnormal is 2^-1075 written out: halfway between 0 and the smallest
+// subnormal double.
+var halfSubnormal = new(big.Float).SetMantExp(big.NewFloat(1), -1075).Text('e', 800)
+
 // TestNumberValueMatchesExact checks the table's long and far cases against
 // the exact reference too, so that the table cannot hold a wrong value.
 func TestNumberValueMatchesExact(t *testing.T) {
@@ -110,6 +117,9 @@ func TestNumberValueMatchesExact(t *testing.T) {
 		"1" + zeros + "e-800", "1" + zeros[:799] + "1e-799", "1" + zeros + "e-491",
 		"0." + strings.Repeat("0", 99999) + "9e100000", "0." + zeros + "125e800",
 		"123456789" + zeros + "987654321e-700", "-4.9406564584124654e-324", "2.4703282292062328e-324",
+		// The halfway point between the two smallest subnormals, written
+		// out in full (751 significant digits), and just past it.
+		halfSubnormal, halfSubnormal + "1",
 	} {
 		got, gotInf := numberValue(text)
 		want, wantInf := exactValue(t, text)
