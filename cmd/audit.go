@@ -266,14 +266,14 @@ func awaitBaseline(loaded func() (*baseline.Baseline, error), ledgerErr error) (
 	return b, ledgerErr
 }
 
-// writeReport writes rep as a JSON report to name, for the next run's
-// --baseline.
+// writeReport writes rep as a JSON report to out, for the next run's
+// --baseline, and puts it in place.
 func writeReport(out *output, rep *audit.Report) error {
 	p, _ := report.New("json", report.Options{})
 	if err := p.Print(out, rep); err != nil {
 		return failure(fmt.Errorf("write baseline: %w", err))
 	}
-	if err := out.commit(); err != nil {
+	if err := commit(out); err != nil {
 		return fmt.Errorf("write baseline: %w", err)
 	}
 	return nil

@@ -32,16 +32,19 @@ func create(name string, def io.Writer) (io.Writer, func() error, error) {
 	}, nil
 }
 
-// output is a file a command writes whole: it is written under a temporary
-// name beside name and renamed over name only once complete, so that a run
-// that fails or is stopped part way leaves the earlier file as it was (a
-// baseline above all) and never a truncated one that looks whole. The
-// temporary file is made when the output is opened, before the run's work,
-// so that a directory that cannot be written to is found at once.
+// output is a file a command writes whole: a regular file is written under
+// a temporary name beside it and renamed over it only once complete, so
+// that a run that fails or is stopped part way leaves the earlier file as it
+// was (a baseline above all) and never a truncated one that looks whole.
+// The temporary file is made when the output is opened, before the run's
+// work, so that a directory that cannot be written to is found at once. A
+// name that is not a regular file (/dev/null, a pipe, /dev/fd/N) is written
+// to directly, as there is nothing there to keep.
 type output struct {
 	*bufio.Writer
-	name  string
-	tmp   *os.File // nil when writing to the default writer
+	name  string   // the file put in place
+	file  *os.File // what is written: the temporary file, or name itself
+	tmp   string   // the temporary file's name; "" when writing name itself
 	temps *tempFiles
 	done  bool
 }
@@ -54,18 +57,18 @@ func createOutput(name string, def io.Writer, temps *tempFiles) (*output, error)
 		o.Writer = bufio.NewWriterSize(def, 256<<10)
 		return o, nil
 	}
-	target := name
-	if resolved, err := filepath.EvalSymlinks(name); err == nil {
-		target = resolved // replace the file a link names, not the link
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(target); err == nil {
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file", name)
+	fi, err := os.Stat(name)
+	if err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return nil, err
 		}
-		mode = fi.Mode().Perm()
+		o.file = f
+		o.Writer = bufio.NewWriterSize(f, 256<<10)
+		return o, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	target := replaced(name)
+	f, err := temps.create(target)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -73,37 +76,81 @@ func createOutput(name string, def io.Writer, temps *tempFiles) (*output, error)
 		}
 		return nil, err
 	}
-	temps.add(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		o.tmp = tmp
-		o.discard()
-		return nil, err
+	o.name, o.file, o.tmp = target, f, f.Name()
+	if fi != nil {
+		// The file replaced keeps its permissions; a new one gets the
+		// umask's, as os.Create gives.
+		if err := f.Chmod(fi.Mode().Perm()); err != nil {
+			o.discard()
+			return nil, err
+		}
 	}
-	o.name, o.tmp = target, tmp
-	o.Writer = bufio.NewWriterSize(tmp, 256<<10)
+	o.Writer = bufio.NewWriterSize(f, 256<<10)
 	return o, nil
 }
 
-// commit flushes the output and puts the file in place. Any failure is an
-// exit-2 error naming the file, and leaves the earlier file as it was.
-func (o *output) commit() error {
-	if o.done {
-		return nil
-	}
-	o.done = true
-	err := o.Flush()
-	if o.tmp != nil {
-		err = errors.Join(err, o.tmp.Close())
-		if err == nil {
-			err = os.Rename(o.tmp.Name(), o.name)
+// replaced returns the file that writing name replaces: the file a symbolic
+// link names (even one that does not exist yet), not the link.
+func replaced(name string) string {
+	for range 40 { // as many links as Linux follows
+		fi, err := os.Lstat(name)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return name
 		}
+		to, err := os.Readlink(name)
 		if err != nil {
-			os.Remove(o.tmp.Name())
+			return name
 		}
-		o.temps.remove(o.tmp.Name())
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(name), to)
+		}
+		name = to
+	}
+	return name
+}
+
+// finish flushes and closes the output, without putting it in place. Any
+// failure is an exit-2 error naming the file, and the output is discarded.
+func (o *output) finish() error {
+	err := o.Flush()
+	if o.file != nil {
+		err = errors.Join(err, o.file.Close())
+		o.file = nil
 	}
 	if err != nil {
+		o.discard()
 		return failure(fmt.Errorf("writing %s: %w", cmp.Or(o.name, "output"), err))
+	}
+	return nil
+}
+
+// commit finishes the outputs, then puts each in place: none is renamed
+// unless every one was written whole.
+func commit(outs ...*output) error {
+	for _, o := range outs {
+		if o.done {
+			continue
+		}
+		if err := o.finish(); err != nil {
+			return err
+		}
+	}
+	for _, o := range outs {
+		if o.done {
+			continue
+		}
+		o.done = true
+		if o.tmp == "" {
+			continue
+		}
+		err := os.Rename(o.tmp, o.name)
+		if err != nil {
+			os.Remove(o.tmp)
+		}
+		o.temps.forget(o.tmp)
+		if err != nil {
+			return failure(fmt.Errorf("writing %s: %w", o.name, err))
+		}
 	}
 	return nil
 }
@@ -115,9 +162,12 @@ func (o *output) discard() {
 		return
 	}
 	o.done = true
-	if o.tmp != nil {
-		o.tmp.Close()
-		os.Remove(o.tmp.Name())
-		o.temps.remove(o.tmp.Name())
+	if o.file != nil {
+		o.file.Close()
+		o.file = nil
+	}
+	if o.tmp != "" {
+		os.Remove(o.tmp)
+		o.temps.forget(o.tmp)
 	}
 }

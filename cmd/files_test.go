@@ -3,6 +3,7 @@ package cmd
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,7 +52,7 @@ func TestOutputReplacesOnlyWhenCommitted(t *testing.T) {
 				t.Fatalf("while writing, the file holds %q; want it untouched", got)
 			}
 			if tc.commit {
-				if err := o.commit(); err != nil {
+				if err := commit(o); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -59,48 +60,104 @@ func TestOutputReplacesOnlyWhenCommitted(t *testing.T) {
 			if diff := cmp.Diff(map[string]string{"base.json": tc.want}, readDir(t, dir)); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
-			if len(temps.names) != 0 {
-				t.Errorf("temporary files still listed: %v", temps.names)
+			if len(temps.files) != 0 {
+				t.Errorf("temporary files still listed: %v", temps.files)
 			}
 			fi, err := os.Stat(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fi.Mode().Perm() != 0o640 {
+			if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o640 {
 				t.Errorf("mode %v; want the earlier file's 0640", fi.Mode().Perm())
 			}
 		})
 	}
 }
 
-func TestOutputThroughLink(t *testing.T) {
+// TestCommitAllOrNone checks that outputs committed together are put in
+// place only when every one was written whole.
+func TestCommitAllOrNone(t *testing.T) {
 	dir := t.TempDir()
-	real := filepath.Join(dir, "real.json")
-	link := filepath.Join(dir, "link.json")
-	if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
+	ledger, truth := filepath.Join(dir, "ledger"), filepath.Join(dir, "truth")
+	for _, name := range []string{ledger, truth} {
+		if err := os.WriteFile(name, []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.Symlink("real.json", link); err != nil {
-		t.Skip("no symbolic links here:", err)
-	}
-	o, err := createOutput(link, nil, nil)
+	a, err := createOutput(ledger, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.WriteString("new")
-	if err := o.commit(); err != nil {
+	b, err := createOutput(truth, nil, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if target, err := os.Readlink(link); err != nil || target != "real.json" {
-		t.Errorf("link now %q, %v; want it still naming real.json", target, err)
+	a.WriteString("new")
+	b.WriteString("new")
+	b.file.Close() // its last flush and close fail
+	if err := commit(a, b); err == nil {
+		t.Fatal("commit succeeded; want the failure of the second output")
 	}
-	if b, _ := os.ReadFile(real); string(b) != "new" {
-		t.Errorf("the file linked to holds %q; want %q", b, "new")
+	a.discard()
+	if diff := cmp.Diff(map[string]string{"ledger": "old", "truth": "old"}, readDir(t, dir)); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+func TestOutputThroughLink(t *testing.T) {
+	for _, exists := range []bool{true, false} {
+		dir := t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		real := filepath.Join(dir, "sub", "real.json")
+		link := filepath.Join(dir, "link.json")
+		if exists {
+			if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(filepath.Join("sub", "real.json"), link); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		o, err := createOutput(link, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.WriteString("new")
+		if err := commit(o); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("existing %v: link.json is no longer a link (%v)", exists, err)
+		}
+		if b, _ := os.ReadFile(real); string(b) != "new" {
+			t.Errorf("existing %v: the file linked to holds %q; want %q", exists, b, "new")
+		}
+	}
+}
+
+// TestOutputNotRegular checks that a name that is no regular file, such as
+// /dev/null, is written to directly.
+func TestOutputNotRegular(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no /dev/null")
+	}
+	o, err := createOutput(os.DevNull, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.WriteString("report")
+	if err := commit(o); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode().IsRegular() {
+		t.Errorf("%s was replaced: %v %v", os.DevNull, fi.Mode(), err)
 	}
 }
 
 // TestTempFilesRemoveAll checks what a signal does: every temporary file
-// not yet put in place is removed.
+// not yet put in place is removed, and no more are made.
 func TestTempFilesRemoveAll(t *testing.T) {
 	dir := t.TempDir()
 	temps := &tempFiles{}
@@ -109,7 +166,7 @@ func TestTempFilesRemoveAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept.WriteString("whole")
-	if err := kept.commit(); err != nil {
+	if err := commit(kept); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := createOutput(filepath.Join(dir, "cut.json"), nil, temps); err != nil {
@@ -121,5 +178,8 @@ func TestTempFilesRemoveAll(t *testing.T) {
 	temps.removeAll()
 	if diff := cmp.Diff(map[string]string{"kept.json": "whole"}, readDir(t, dir)); diff != "" {
 		t.Errorf("files after the signal (-want +got):\n%s", diff)
+	}
+	if _, err := createOutput(filepath.Join(dir, "late.json"), nil, temps); err == nil {
+		t.Error("an output was made after the signal")
 	}
 }

@@ -46,7 +46,7 @@ the label each operation was built to get, one JSON object per line.`,
 	f.IntVar(&opts.Config.Ops, "ops", 1000, "number of operations")
 	f.Int64Var(&opts.Config.Seed, "seed", 1, "seed; the same seed gives the same ledger")
 	f.IntVar(&opts.Config.Window, "window", 0, "operations open at once, whose records interleave (0: 4096)")
-	f.StringVarP(&opts.Output, "output", "o", "", "write the ledger to `FILE` instead of standard output")
+	f.StringVarP(&opts.Output, "output", "o", "", "write the ledger to `FILE` instead of standard output (-: standard output)")
 	f.StringVar(&opts.Truth, "truth", "", "write each operation's intended label to `FILE`")
 	return c
 }
@@ -55,15 +55,15 @@ func generateRun(opts *GenerateOptions) (err error) {
 	if opts.Truth == input.Stdin {
 		return usageError("--truth -: name a file; standard output is the ledger's unless -o names one")
 	}
-	if opts.Truth != "" && writesTo(opts.Streams, opts.Output, opts.Truth) {
-		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
-	}
-	// Both files are put in place only once written whole, the ledger
-	// first: a failure or a signal leaves any earlier ones as they were.
 	outName := opts.Output
 	if outName == input.Stdin {
 		outName = "" // standard output, as for ledgers read
 	}
+	if opts.Truth != "" && writesTo(opts.Streams, outName, opts.Truth) {
+		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
+	}
+	// Both files are put in place only once both are written whole: a
+	// failure or a signal leaves any earlier ones as they were.
 	out, err := createOutput(outName, opts.Streams.Out, opts.Streams.temps)
 	if err != nil {
 		return failure(err)
@@ -81,11 +81,8 @@ func generateRun(opts *GenerateOptions) (err error) {
 	if _, err := synth.Generate(opts.Config, out, truthW); err != nil {
 		return failure(err)
 	}
-	if err := out.commit(); err != nil {
-		return err
-	}
 	if truth != nil {
-		return truth.commit()
+		return commit(out, truth)
 	}
-	return nil
+	return commit(out)
 }

@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -10,59 +15,101 @@ import (
 
 // tempFiles are the temporary files a run has made and not yet renamed
 // into place or removed: when a signal stops the run, they are removed
-// before it ends, so that an interrupted run leaves only what it found.
+// before it ends, so that an interrupted run leaves only what it found. A
+// nil *tempFiles makes files without keeping track of them.
 type tempFiles struct {
-	mu    sync.Mutex
-	names map[string]bool
+	mu      sync.Mutex
+	files   map[string]*os.File // open until written; closed before removal
+	stopped bool                // removeAll ran: the run is ending
 }
 
-func (t *tempFiles) add(name string) {
+// create makes a new file beside target, named after it, with the
+// permissions os.Create gives (0666 less the umask), and keeps track of it.
+// It is made and recorded under one lock, so a signal between the two
+// cannot leave it behind.
+func (t *tempFiles) create(target string) (*os.File, error) {
+	if t != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.stopped {
+			return nil, errors.New("stopped by a signal")
+		}
+	}
+	dir, base := filepath.Split(target)
+	for {
+		var random [6]byte
+		_, _ = rand.Read(random[:])
+		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(random[:])+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if t != nil {
+			if t.files == nil {
+				t.files = map[string]*os.File{}
+			}
+			t.files[name] = f
+		}
+		return f, nil
+	}
+}
+
+// forget stops keeping track of name, renamed or removed.
+func (t *tempFiles) forget(name string) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.names == nil {
-		t.names = map[string]bool{}
-	}
-	t.names[name] = true
+	delete(t.files, name)
 }
 
-func (t *tempFiles) remove(name string) {
-	if t == nil {
-		return
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.names, name)
-}
-
-// removeAll removes every file left, and holds the lock so that none is
-// added after.
+// removeAll closes and removes every file left (an open file cannot be
+// removed on Windows), and makes no more.
 func (t *tempFiles) removeAll() {
 	t.mu.Lock()
-	for name := range t.names {
+	defer t.mu.Unlock()
+	for name, f := range t.files {
+		f.Close()
 		os.Remove(name)
 	}
-	t.names = nil
+	t.files, t.stopped = nil, true
 }
 
 // onSignal removes t's files when SIGINT or SIGTERM arrives, then ends the
 // process by the same signal, so that its exit status says so as usual
-// (130, 143); the returned stop ends the watch.
+// (130, 143); the returned stop ends the watch. A signal the process was
+// started with ignored, as background jobs of a script are with SIGINT,
+// stays ignored.
 func (t *tempFiles) onSignal() (stop func()) {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var watched []os.Signal
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		if !signal.Ignored(sig) {
+			watched = append(watched, sig)
+		}
+	}
+	if len(watched) == 0 {
+		return func() {}
+	}
+	signal.Notify(ch, watched...)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-ch:
 			t.removeAll()
-			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			signal.Reset(watched...)
 			if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
 				time.Sleep(time.Second) // the signal ends the process
 			}
-			os.Exit(130)
+			code := 128 + 2 // SIGINT's status, where signals cannot be raised again
+			if s, ok := sig.(syscall.Signal); ok {
+				code = 128 + int(s)
+			}
+			os.Exit(code)
 		case <-done:
 		}
 	}()

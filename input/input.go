@@ -5,13 +5,12 @@ package input
 import (
 	"bufio"
 	"bytes"
+	"compress/bzip2"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
-
-	"compress/bzip2"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -101,36 +100,16 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	// larger buffer would copy every byte once more.
 	br := bufio.NewReaderSize(raw, 64<<10)
 	src := &Source{Name: name, Size: size, r: br, raw: raw}
-	for range maxLayers {
-		magic, err := br.Peek(len(xzMagic))
-		if err != nil && err != io.EOF {
+	for depth := range maxLayers {
+		zr, err := src.decompressor(br)
+		if err != nil {
+			src.Close() // the decompressors of the layers outside
+			if depth > 0 {
+				err = fmt.Errorf("inside the compressed stream: %w", err)
+			}
 			return nil, err
 		}
-		var zr io.Reader
-		switch {
-		case bytes.HasPrefix(magic, gzipMagic):
-			gr, err := gzip.NewReader(br)
-			if err != nil {
-				return nil, fmt.Errorf("reading the gzip header: %w", err)
-			}
-			zr = gr
-			src.closer = append(src.closer, gr.Close)
-		case isZstd(magic):
-			dr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
-			if err != nil {
-				return nil, fmt.Errorf("starting the zstd decoder: %w", err)
-			}
-			zr = dr
-			src.closer = append(src.closer, func() error { dr.Close(); return nil })
-		case bytes.HasPrefix(magic, xzMagic):
-			xr, err := xz.NewReader(br)
-			if err != nil {
-				return nil, fmt.Errorf("reading the xz header: %w", err)
-			}
-			zr = xr
-		case isBzip2(magic):
-			zr = bzip2.NewReader(br)
-		default:
+		if zr == nil {
 			return src, nil
 		}
 		// What comes out may be compressed again (a gzip of a zstd
@@ -139,6 +118,40 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 		src.r = br
 	}
 	return src, nil
+}
+
+// decompressor returns a reader of what br holds decompressed, keeping
+// its Close, or nil when br's first bytes are no magic number it knows.
+func (s *Source) decompressor(br *bufio.Reader) (io.Reader, error) {
+	magic, err := br.Peek(len(xzMagic))
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	switch {
+	case bytes.HasPrefix(magic, gzipMagic):
+		gr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("reading the gzip header: %w", err)
+		}
+		s.closer = append(s.closer, gr.Close)
+		return gr, nil
+	case isZstd(magic):
+		dr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
+		}
+		s.closer = append(s.closer, func() error { dr.Close(); return nil })
+		return dr, nil
+	case bytes.HasPrefix(magic, xzMagic):
+		xr, err := xz.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("reading the xz header: %w", err)
+		}
+		return xr, nil
+	case isBzip2(magic):
+		return bzip2.NewReader(br), nil
+	}
+	return nil, nil
 }
 
 type countingReader struct {
