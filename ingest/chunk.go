@@ -21,7 +21,7 @@ type chunk struct {
 	// and sends a chunk holding only its number, length and first bytes.
 	long       bool
 	longLength int64
-	spool      *os.File // with rejects: the whole long line, for verbatim rejects
+	spool      *spoolFile // with rejects: the whole long line, for verbatim rejects
 
 	buf []byte // the pooled buffer data lives in
 }
@@ -115,7 +115,7 @@ func (c *chunker) emit(buf []byte, n int) (*chunk, error) {
 // the whole line goes to a temporary file instead, so that rejects can hold
 // it verbatim.
 func (c *chunker) skipLong(buf []byte) (*chunk, error) {
-	var spool *os.File
+	var spool *spoolFile
 	keep := func(b []byte) error {
 		if spool == nil {
 			return nil
@@ -131,13 +131,11 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 		// Unlinked at once where the system allows it (the open file stays
 		// readable), so that a run cut short by a signal leaves nothing
 		// behind; elsewhere it is removed once copied to the rejects.
-		_ = os.Remove(f.Name())
-		spool = f
+		spool = &spoolFile{File: f, named: os.Remove(f.Name()) != nil}
 	}
 	fail := func(err error) (*chunk, error) {
 		if spool != nil {
-			spool.Close()
-			os.Remove(spool.Name())
+			spool.release()
 		}
 		return nil, err
 	}
@@ -222,3 +220,17 @@ func lineTooLong(line int, offset, length int64, max int) *ndjson.ParseError {
 }
 
 var errStopped = errors.New("stopped")
+
+// spoolFile holds an over-long line whole, for the rejects.
+type spoolFile struct {
+	*os.File
+	named bool // it could not be unlinked when made: remove it after use
+}
+
+// release closes the file, and removes it if it still has its name.
+func (s *spoolFile) release() {
+	s.Close()
+	if s.named {
+		os.Remove(s.Name())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,6 +14,9 @@ import (
 // short by a signal leaves nothing behind, and that the file still holds
 // the whole line.
 func TestSpoolLeavesNoFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an open file cannot be unlinked on Windows")
+	}
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
 	long := strings.Repeat("x", 5000)
@@ -27,7 +31,7 @@ func TestSpoolLeavesNoFile(t *testing.T) {
 	if !ch.long || ch.spool == nil {
 		t.Fatalf("chunk long=%v spool=%v; want an over-long line kept in a spool file", ch.long, ch.spool)
 	}
-	defer ch.spool.Close()
+	defer ch.spool.release()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -140,8 +139,8 @@ type decoded struct {
 
 type invalidLine struct {
 	err   *ndjson.ParseError
-	raw   []byte   // into the chunk
-	spool *os.File // instead of raw: an over-long line kept whole
+	raw   []byte     // into the chunk
+	spool *spoolFile // instead of raw: an over-long line kept whole
 }
 
 // feedDepth is how many chunks a shard may have waiting. The sequencer
@@ -497,8 +496,7 @@ func (p *Pipeline) reject(inv invalidLine) error {
 	if inv.spool == nil {
 		return writeLine(p.opts.Rejects, inv.raw)
 	}
-	defer os.Remove(inv.spool.Name())
-	defer inv.spool.Close()
+	defer inv.spool.release()
 	if _, err := inv.spool.Seek(0, io.SeekStart); err != nil {
 		return err
 	}

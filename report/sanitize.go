@@ -8,18 +8,23 @@ import (
 
 // Sanitize makes a string from the input safe to print on a terminal, so a
 // record cannot move the cursor, clear the screen, rewrite earlier lines or
-// reorder what is shown, and two ids that differ cannot look the same. It
+// reorder what is shown, nor hide a character that prints as nothing. It
 // escapes
 //
 //   - C0 controls (ESC, CR, LF, TAB, ...) and DEL as \x1b-style text;
 //   - invalid UTF-8 as \xNN, one escape per byte;
-//   - C1 controls (U+0080–U+009F), format characters (Unicode's Cf: the bidi
-//     marks, embeddings, overrides and isolates, zero-width spaces and
-//     joiners, the soft hyphen, the BOM, tag characters) and the other
-//     default-ignorable code points (variation selectors, Hangul fillers) as
+//   - C1 controls (U+0080–U+009F), the line and paragraph separators
+//     (U+2028, U+2029), format characters (Unicode's Cf: the bidi marks,
+//     embeddings, overrides and isolates, zero-width spaces and joiners, the
+//     soft hyphen, the BOM, tag characters) and the other default-ignorable
+//     code points (variation selectors, Hangul fillers) as
 //     \u202e-style text, or \U000e0041-style past U+FFFF. Terminals show
-//     these as nothing, or let them change how the text around them shows,
-//     and tables count most of them as no column wide.
+//     these as nothing or as a line break, or let them change how the text
+//     around them shows, and tables count most of them as no column wide.
+//
+// Backslashes are not escaped, and combining marks are left to combine, so
+// two ids that differ can still look alike ("e\u0301" and "é"): the JSON
+// report carries every string exactly.
 //
 // Everything else, backslashes included, is unchanged. A string that needs no
 // escape is returned as is, without allocating.
@@ -52,7 +57,7 @@ func unsafeRune(r rune, size int) bool {
 	case r < 0xad: // Latin-1, up to the soft hyphen
 		return false
 	}
-	return unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
 const lowerHex = "0123456789abcdef"

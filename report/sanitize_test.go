@@ -18,7 +18,7 @@ func TestSanitize(t *testing.T) {
 		{"backslash and quotes pass", `a\x1b"b'`, `a\x1b"b'`},
 		{"non-ASCII passes", "opération-é-日本-🙂", "opération-é-日本-🙂"},
 		{"replacement char passes", "a\uFFFDb", "a\uFFFDb"},
-		{"U+2028 passes", "a\u2028b", "a\u2028b"},
+		{"line and paragraph separators", "a\u2028b\u2029", `a\u2028b\u2029`},
 		{"ESC sequence", "op\x1b[2J\x1b[Hx", `op\x1b[2J\x1b[Hx`},
 		{"OSC title", "\x1b]0;pwned\x07", `\x1b]0;pwned\x07`},
 		{"CR rewrites the line", "op-1\rop-2", `op-1\x0dop-2`},
@@ -28,7 +28,7 @@ func TestSanitize(t *testing.T) {
 		{"C1 bounds", "\u0080\u009f\u00a0", `\u0080\u009f` + "\u00a0"},
 		{"bidi override", "op-\u202Egnp.exe", `op-\u202egnp.exe`},
 		{"bidi marks and isolates", "\u061C\u200E\u200F\u202A\u202D\u2066\u2069", `\u061c\u200e\u200f\u202a\u202d\u2066\u2069`},
-		{"separators and neighbours pass", "\u2029\u202F\u2070", "\u2029\u202F\u2070"},
+		{"neighbours pass", "\u2027\u202F\u2070", "\u2027\u202F\u2070"},
 		{"zero-width and invisible", "op\u200B\u200C\u200D\u2060\uFEFF-1", `op\u200b\u200c\u200d\u2060\ufeff-1`},
 		{"soft hyphen, its neighbours pass", "\u00ACa\u00ADb\u00AE", "\u00ACa" + `\u00ad` + "b\u00AE"},
 		{"Arabic letter mark and fillers", "\u115F\u3164\uFFA0", `\u115f\u3164\uffa0`},
@@ -60,7 +60,7 @@ func safe(s string) bool {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || (0x7f <= r && r <= 0x9f) || unicode.Is(unicode.Cf, r) ||
+		if r < 0x20 || (0x7f <= r && r <= 0x9f) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) ||
 			unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Variation_Selector, r) {
 			return false
 		}

@@ -454,9 +454,15 @@ func labelledDigest(s string, start, end int) bool {
 }
 
 // publishableKey reports whether the run tok is a publishable key, public
-// by design, however long: Stripe's are about a hundred characters.
+// by design, however long (Stripe's are about a hundred characters): a
+// prefix, then letters and digits only, so that a secret joined on after a
+// separator is still looked at.
 func publishableKey(tok string) bool {
-	return strings.HasPrefix(tok, "pk_live_") || strings.HasPrefix(tok, "pk_test_")
+	rest, ok := strings.CutPrefix(tok, "pk_live_")
+	if !ok {
+		rest, ok = strings.CutPrefix(tok, "pk_test_")
+	}
+	return ok && run(rest, isAlnum) == len(rest)
 }
 
 func highEntropy(s string) string {

@@ -30,6 +30,7 @@ func TestCheckCatches(t *testing.T) {
 		{"e-mail before a full stop", "mail alice@example.com.", "e-mail address"},
 		{"e-mail with an international domain", "bob@bücher.de", "e-mail address"},
 		{"git as an address", "notify:git@example.com", "e-mail address"},
+		{"secret joined to a publishable key", "pk_" + "live_x-Zx8Qm2vLr7Tn4Kw9Bp3Hs6Yc1Df5Gj0Az", "high-entropy token (33 chars)"},
 		{"address before a colon", "notify:bob@example.com:retry-2", "e-mail address"},
 		{"e-mail beside a Git remote", "git@github.com:org/repo.git:ann@corp.com", "e-mail address"},
 		{"Stripe live secret key", "charge:sk_" + "live_" + tok(24), "Stripe live secret key prefix sk_live_"},
