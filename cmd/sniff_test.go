@@ -129,6 +129,8 @@ func TestIsOTLPAuto(t *testing.T) {
 		{"a first export with a duplicate member, then exports", `{"resourceSpans":[],"resourceSpans":[]}` + "\n" + export, true, nil},
 		{"a first export with a lone surrogate, then exports", `{"resourceSpans":[{"x":"\ud800"}]}` + "\n" + export, true, nil},
 		{"a first line longer than the prefix, an export", long, true, nil},
+		{"a record with resourceSpans first, cut by the prefix", strings.Repeat("\n", otlpSniffBytes-40) +
+			`{"resourceSpans":null,"type":"attempt","operationId":"op-1","result":"timeout"}` + "\n", false, nil},
 		{"a bad first line alone, like an export", `{"resourceSpans":[},` + "\n", true, nil},
 		{"a bad first line alone", "oops\n", false, nil},
 		{"a protobuf request whose length is a digit", request, false, otlp.ErrBinary},

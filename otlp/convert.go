@@ -127,14 +127,20 @@ func Looks(members []ndjson.Member) bool {
 
 // LooksLong is Looks for the start of a line too long to parse whole: an
 // OTLP/JSON export has resourceSpans as its only member, and its encoders
-// write it first; a ledger record seldom runs to kilobytes, let alone
-// starts with it.
+// write it first, with an array of spans as its value; a ledger record
+// seldom runs to kilobytes, let alone starts with such a member (one that
+// does, as an unknown field, with any other value, stays a record).
 func LooksLong(prefix []byte) bool {
 	p := bytes.TrimLeft(prefix, " \t\r")
 	if len(p) == 0 || p[0] != '{' {
 		return false
 	}
-	return bytes.HasPrefix(bytes.TrimLeft(p[1:], " \t\r"), []byte(`"resourceSpans"`))
+	p, ok := bytes.CutPrefix(bytes.TrimLeft(p[1:], " \t\r"), []byte(`"resourceSpans"`))
+	if !ok {
+		return false
+	}
+	p, ok = bytes.CutPrefix(bytes.TrimLeft(p, " \t\r"), []byte(":"))
+	return ok && bytes.HasPrefix(bytes.TrimLeft(p, " \t\r"), []byte("["))
 }
 
 // Converter turns OTLP/JSON lines into ledger records. Set Mapping (usually

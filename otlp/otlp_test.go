@@ -574,6 +574,9 @@ func TestLooksLong(t *testing.T) {
 		{"spaced", " \t{ \t\"resourceSpans\" : [", true},
 		{"a long ledger record naming it", `{"type":"attempt","x":"` + strings.Repeat("a", 100) + `","resourceSpans":[`, false},
 		{"logs", `{"resourceLogs":[`, false},
+		{"a record with the member as an unknown field", `{"resourceSpans":null,"type":"attempt","operationId":"op-1"`, false},
+		{"cut before the value", `{"resourceSpans":`, false},
+		{"an object as the value", `{"resourceSpans":{`, false},
 		{"an array", `["resourceSpans"`, false},
 		{"nothing", ``, false},
 	}
