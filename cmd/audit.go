@@ -80,6 +80,9 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
   effectaudit audit traces.ndjson.gz --format json
   kubectl logs deploy/agent | effectaudit audit --fail-on duplicate,key-conflict`,
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := refuseEmptyNames(c.Flags(), args, "baseline", "write-baseline", "rejects", "policy", "map-file"); err != nil {
+				return err
+			}
 			if err := opts.Ledger.complete(args); err != nil {
 				return err
 			}
@@ -101,6 +104,9 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each operation's first line: errors for those that fail, warnings for the other unhealthy ones; 50 at most)")
 	f.BoolVar(&opts.All, "all", false, "table: list healthy operations even when there are more than 100")
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(append([]string{"none"}, audit.GateNames()...), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("annotations", cobra.FixedCompletions([]string{"github"}, cobra.ShellCompDirectiveNoFileComp))
+	opts.Ledger.addCompletions(c)
 	return c
 }
 
@@ -114,6 +120,9 @@ func auditRun(opts *AuditOptions) error {
 		// Writing the report over the baseline it reads is how a baseline
 		// moves on; over a ledger, it would lose the ledger.
 		if err := opts.Ledger.refuseInput(s, "write-baseline", opts.WriteBaseline, "the report would replace the ledger"); err != nil {
+			return err
+		}
+		if err := opts.Ledger.refuseOwnFiles("write-baseline", opts.WriteBaseline); err != nil {
 			return err
 		}
 	}

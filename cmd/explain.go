@@ -41,12 +41,16 @@ the lines skipped as invalid are listed last: any of them may be one of the
 operation's records.
 
 Exit status: 0 when the operation was found, 2 when it was not (with the
-closest operation ids seen) or on a usage or input error.`,
+closest operation ids seen), when a line is invalid in strict mode, or on a
+usage or input error.`,
 		Example: `  effectaudit explain op-webhook-77 --example
   effectaudit explain op-7f3a9c2e-0001234 traces.ndjson.gz --format json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.OperationID = args[0]
+			if err := refuseEmptyNames(c.Flags(), args[1:], "rejects", "policy", "map-file"); err != nil {
+				return err
+			}
 			if err := opts.Ledger.complete(args[1:]); err != nil {
 				return err
 			}
@@ -58,6 +62,8 @@ closest operation ids seen) or on a usage or input error.`,
 		},
 	}
 	opts.Ledger.addFlags(c.Flags())
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(format.allowed, cobra.ShellCompDirectiveNoFileComp))
+	opts.Ledger.addCompletions(c)
 	c.Flags().VarP(format, "format", "f", "output format: table or json")
 	return c
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // enumFlag is a flag whose value must be one of a fixed set, checked when
@@ -129,5 +131,21 @@ func (f *sizeFlag) Set(v string) error {
 		return fmt.Errorf("%q is above the largest size, 2GiB", v)
 	}
 	f.n = n * mult
+	return nil
+}
+
+// refuseEmptyNames refuses a file flag given as "" and an empty FILE
+// argument: in a script, an unset variable gives one, and taking it for a
+// flag not given, or for standard input, would change silently what the
+// command does (a gate without its baseline, say).
+func refuseEmptyNames(f *pflag.FlagSet, args []string, flags ...string) error {
+	for _, name := range flags {
+		if fl := f.Lookup(name); fl != nil && fl.Changed && fl.Value.String() == "" {
+			return usageError("--%s: empty file name", name)
+		}
+	}
+	if slices.Contains(args, "") {
+		return usageError("empty file name among the arguments")
+	}
 	return nil
 }

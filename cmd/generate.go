@@ -33,8 +33,14 @@ the label each operation was built to get, one JSON object per line.`,
   effectaudit generate --ops 1000 | effectaudit audit`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if opts.Config.Ops < 0 || opts.Config.Window < 0 {
-				return usageError("--ops and --window must not be negative")
+			if err := refuseEmptyNames(c.Flags(), nil, "output", "truth"); err != nil {
+				return err
+			}
+			if opts.Config.Ops < 0 {
+				return usageError("--ops %d: must not be negative", opts.Config.Ops)
+			}
+			if opts.Config.Window < 0 {
+				return usageError("--window %d: must not be negative", opts.Config.Window)
 			}
 			if runF != nil {
 				return runF(opts)

@@ -38,6 +38,9 @@ is rejected with exit status 2.`,
   echo '{"b":1,"a":[1.0,"x"]}' | effectaudit hash --canonical`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := refuseEmptyNames(c.Flags(), args); err != nil {
+				return err
+			}
 			if len(args) == 1 {
 				opts.File = args[0]
 			}

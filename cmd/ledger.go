@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/effectaudit/effectaudit/audit"
@@ -65,6 +66,12 @@ func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress on a terminal for long runs")
 }
 
+// addCompletions offers the values of the flags addFlags added that take
+// words rather than files.
+func (o *LedgerOptions) addCompletions(c *cobra.Command) {
+	_ = c.RegisterFlagCompletionFunc("input-format", cobra.FixedCompletions(o.inputFormat.allowed, cobra.ShellCompDirectiveNoFileComp))
+}
+
 // complete fills in what flags parsed into helper values.
 func (o *LedgerOptions) complete(files []string) error {
 	o.Files = files
@@ -72,6 +79,9 @@ func (o *LedgerOptions) complete(files []string) error {
 	o.InputFormat = o.inputFormat.value
 	if o.Example && len(files) > 0 {
 		return usageError("--example reads the built-in fixture and takes no FILE")
+	}
+	if o.Example && o.InputFormat == "otlp" {
+		return usageError("--input-format otlp: the built-in fixture is a ledger, not an OTLP export")
 	}
 	return nil
 }
@@ -128,6 +138,9 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	}
 	if o.Rejects != "" {
 		if rerr := o.refuseInput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); rerr != nil {
+			return nil, nil, rerr
+		}
+		if rerr := o.refuseOwnFiles("rejects", o.Rejects); rerr != nil {
 			return nil, nil, rerr
 		}
 		w, done, cerr := create(o.Rejects, nil)
@@ -206,6 +219,17 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 	return nil
 }
 
+// refuseOwnFiles refuses a file that flag would write and that is also the
+// --policy or --map-file file: writing would replace what the run reads.
+func (o *LedgerOptions) refuseOwnFiles(flag, path string) error {
+	for _, other := range [...]struct{ flag, path string }{{"policy", o.Policy}, {"map-file", o.MapFile}} {
+		if other.path != "" && sameFile(path, other.path) {
+			return usageError("--%s %s is also the --%s file: give each its own", flag, path, other.flag)
+		}
+	}
+	return nil
+}
+
 // writesTo reports whether output, a path or "" for standard output, is
 // the file at path.
 func writesTo(s *Streams, output, path string) bool {
@@ -229,15 +253,16 @@ func streamFile(stream any) os.FileInfo {
 }
 
 // sameFile reports whether paths a and b name one file: the same file if
-// both exist, else the same absolute path.
+// both exist, else the same absolute path once links are followed (a link
+// to a file not made yet names that file).
 func sameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {
 		return os.SameFile(sa, sb)
 	}
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
+	absA, errA := filepath.Abs(replaced(a))
+	absB, errB := filepath.Abs(replaced(b))
 	return errA == nil && errB == nil && absA == absB
 }
 
@@ -441,8 +466,12 @@ func strictFailure(stderr io.Writer, rep *audit.Report) error {
 	if more := rep.Summary.InvalidLines - len(rep.Invalid); more > 0 {
 		fmt.Fprintf(w, "... and %d more invalid lines\n", more)
 	}
-	fmt.Fprintf(w, "effectaudit: %d invalid of %d lines; no report (use --skip-invalid to audit the rest)\n",
-		rep.Summary.InvalidLines, rep.Summary.Lines)
+	lines := "lines"
+	if rep.Summary.Lines == 1 {
+		lines = "line"
+	}
+	fmt.Fprintf(w, "effectaudit: %d invalid of %d %s; nothing audited (use --skip-invalid to audit the rest)\n",
+		rep.Summary.InvalidLines, rep.Summary.Lines, lines)
 	if err := w.Flush(); err != nil {
 		return failure(err)
 	}

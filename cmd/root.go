@@ -4,6 +4,8 @@
 package cmd
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -70,5 +72,31 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 		NewCmdGenerate(streams, nil),
 		NewCmdVersion(streams),
 	)
+	// cobra's own help and completion commands print help and exit 0 for a
+	// word they do not know, so "completion zhs > _effectaudit" would write
+	// the help text and pass.
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageError("unknown help topic %q", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	})
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = cobra.ArbitraryArgs
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usageError("unknown shell %q; want bash, zsh, fish or powershell", args[0])
+				}
+				return c.Help()
+			}
+		}
+	}
 	return root
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/effectaudit/effectaudit/audit"
+	"github.com/effectaudit/effectaudit/baseline"
 )
 
 const (
@@ -91,10 +92,18 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	}
 	healthy, folded, ops := 0, 0, 0
 	marks := map[string]int{} // baseline status → operations, with --baseline
+	var failing []string      // with --baseline, the first operations that fail anew
+	failingAnew := 0
 	err := rep.Briefs(func(op *audit.Operation) error {
 		ops++
 		if op.Baseline != "" {
 			marks[op.Baseline]++
+			if _, fails := g.match(op); fails {
+				failingAnew++
+				if len(failing) < listedIDs {
+					failing = append(failing, strings.Clone(op.OperationID))
+				}
+			}
 		}
 		m := measureRow(op)
 		all.add(&m)
@@ -131,9 +140,13 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	}
 	if len(marks) > 0 || len(rep.Summary.Resolved) > 0 {
 		// Resolved counts the baseline's failures that pass now or are gone.
-		line := fmt.Sprintf("baseline: %d new, %d unchanged, %d resolved", marks["new"], marks["unchanged"], len(rep.Summary.Resolved))
+		line := fmt.Sprintf("baseline: %d new, %d unchanged, %d resolved", marks[baseline.New], marks[baseline.Unchanged], len(rep.Summary.Resolved))
 		if len(rep.Summary.Resolved) > 0 {
-			line += " (" + Sanitize(listSome(rep.Summary.Resolved)) + ")"
+			line += " (" + Sanitize(listSome(rep.Summary.Resolved, len(rep.Summary.Resolved))) + ")"
+		}
+		if failingAnew > 0 {
+			// They fail the run, and the rows do not say which they are.
+			line += "; failing anew: " + Sanitize(listSome(failing, failingAnew))
 		}
 		trailer = append(trailer, line)
 	}
@@ -157,12 +170,15 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 }
 
 // listSome joins ids, naming at most a few.
-func listSome(ids []string) string {
-	const most = 5
-	if len(ids) <= most {
+// listedIDs is how many ids listSome names.
+const listedIDs = 5
+
+// listSome names the first ids, of total, and counts the rest.
+func listSome(ids []string, total int) string {
+	if total <= listedIDs {
 		return strings.Join(ids, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(ids[:most], ", "), len(ids)-most)
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:listedIDs], ", "), total-listedIDs)
 }
 
 // table renders the listed operations, their header first.

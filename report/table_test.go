@@ -370,3 +370,21 @@ func byteAtColumn(line string, col int) int {
 	}
 	return -1
 }
+
+func TestListSome(t *testing.T) {
+	ids := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for _, tc := range []struct {
+		ids   []string
+		total int
+		want  string
+	}{
+		{ids[:1], 1, "a"},
+		{ids[:5], 5, "a, b, c, d, e"},
+		{ids[:5], 9, "a, b, c, d, e and 4 more"},
+		{ids, 7, "a, b, c, d, e and 2 more"},
+	} {
+		if got := listSome(tc.ids, tc.total); got != tc.want {
+			t.Errorf("listSome(%v, %d) = %q; want %q", tc.ids, tc.total, got, tc.want)
+		}
+	}
+}
