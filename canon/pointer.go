@@ -7,6 +7,14 @@ import (
 	"unicode/utf8"
 )
 
+// CheckPointer reports whether ptr is a JSON Pointer a drop may name, with
+// the error Canonicalize would give, so that a command can refuse it before
+// reading its input.
+func CheckPointer(ptr string) error {
+	_, err := parsePointer(ptr)
+	return err
+}
+
 // parsePointer splits an RFC 6901 JSON Pointer into unescaped reference
 // tokens. "" names the whole document, which cannot be dropped, so it is
 // rejected with the malformed ones.

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/effectaudit/effectaudit/canon"
+	"github.com/effectaudit/effectaudit/input"
 )
 
 // HashOptions is everything the hash command needs.
@@ -44,6 +45,11 @@ is rejected with exit status 2.`,
 			if len(args) == 1 {
 				opts.File = args[0]
 			}
+			for _, ptr := range opts.Drop {
+				if err := canon.CheckPointer(ptr); err != nil {
+					return usageError("--drop: %v", err)
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -67,7 +73,13 @@ func hashRun(opts *HashOptions) error {
 		defer f.Close()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxHashInput+1))
+	// A compressed document is read as audit reads a compressed ledger.
+	src, err := input.FromReader(name, r, -1)
+	if err != nil {
+		return failure(fmt.Errorf("%s: %w", name, err))
+	}
+	defer src.Close()
+	data, err := io.ReadAll(io.LimitReader(src, maxHashInput+1))
 	if err != nil {
 		return failure(fmt.Errorf("%s: %w", name, err))
 	}

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -71,5 +73,25 @@ func TestHashRejects(t *testing.T) {
 				t.Errorf("stderr %q does not name the input", stderr)
 			}
 		})
+	}
+}
+
+// TestHashCompressed checks that hash reads a gzip-compressed document as
+// the document itself, as audit reads a compressed ledger.
+func TestHashCompressed(t *testing.T) {
+	doc := `{"currency": "EUR", "amount": 1050}`
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(doc))
+	zw.Close()
+	hash := func(in string) string {
+		streams, stdout, stderr := TestStreams(in)
+		if code := Main(streams, "hash"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		return stdout.String()
+	}
+	if plain, compressed := hash(doc), hash(gz.String()); plain != compressed {
+		t.Errorf("compressed document hashes to %q; want the plain one's %q", compressed, plain)
 	}
 }
