@@ -621,3 +621,40 @@ func TestGenerateTruthOnStdout(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 2, the truth file refused", code, stderr)
 	}
 }
+
+// TestInputsOfAnotherKind checks that inputs that are no ledger, however
+// compressed, are refused by what they are rather than taken for OTLP
+// protobuf: UTF-16 text, a zip archive, and compression nested too deep.
+func TestInputsOfAnotherKind(t *testing.T) {
+	dir := t.TempDir()
+	utf16 := []byte{0xff, 0xfe}
+	for _, c := range fixtures.FourOperations {
+		utf16 = append(utf16, c, 0)
+	}
+	nested := fixtures.FourOperations
+	for range 5 {
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write(nested)
+		zw.Close()
+		nested = gz.Bytes()
+	}
+	for name, tc := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"utf16.ndjson":   {utf16, "the input is UTF-16"},
+		"utf16be":        {[]byte{0xfe, 0xff, 0, '{'}, "the input is UTF-16"},
+		"ledger.zip":     {[]byte("PK\x03\x04\x14\x00\x00\x00"), "the input is a zip archive"},
+		"deep.ndjson.gz": {nested, "compressed more than 4 times over"},
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		streams, _, stderr := TestStreams("")
+		if code := Main(streams, "audit", "--skip-invalid", path); code != ExitError || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 saying %q", name, code, stderr, tc.want)
+		}
+	}
+}

@@ -117,6 +117,10 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 		br = bufio.NewReaderSize(zr, 64<<10)
 		src.r = br
 	}
+	if zr, err := src.decompressor(br); zr != nil || err != nil {
+		src.Close()
+		return nil, fmt.Errorf("compressed more than %d times over", maxLayers)
+	}
 	return src, nil
 }
 
@@ -150,6 +154,11 @@ func (s *Source) decompressor(br *bufio.Reader) (io.Reader, error) {
 		return xr, nil
 	case isBzip2(magic):
 		return bzip2.NewReader(br), nil
+	case bytes.HasPrefix(magic, []byte{0xff, 0xfe}), bytes.HasPrefix(magic, []byte{0xfe, 0xff}):
+		// As PowerShell's > writes text: a ledger must be UTF-8.
+		return nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")
+	case bytes.HasPrefix(magic, []byte("PK\x03\x04")):
+		return nil, errors.New("the input is a zip archive; unzip it and give the files inside")
 	}
 	return nil, nil
 }
