@@ -658,3 +658,21 @@ func TestInputsOfAnotherKind(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"audit", "--skip-invalid=maybe", "--example"}, `invalid argument "maybe" for "--skip-invalid" flag: want true or false`},
+		{[]string{"generate", "--ops", "abc"}, `invalid argument "abc" for "--ops" flag: want a whole number`},
+		{[]string{"generate", "--ops", "99999999999999999999"}, `invalid argument "99999999999999999999" for "--ops" flag: out of range`},
+		{[]string{"explain"}, "missing OPERATION_ID"},
+		{[]string{"hash", "a", "b"}, "hash takes one FILE"},
+	} {
+		streams, _, stderr := TestStreams("")
+		if code := Main(streams, tc.args...); code != ExitError || !strings.Contains(stderr.String(), tc.want) || strings.Contains(stderr.String(), "strconv") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -45,7 +45,12 @@ closest operation ids seen), when a line is invalid in strict mode, or on a
 usage or input error.`,
 		Example: `  effectaudit explain op-webhook-77 --example
   effectaudit explain op-7f3a9c2e-0001234 traces.ndjson.gz --format json`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError("missing OPERATION_ID: explain OPERATION_ID [FILE...]")
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.OperationID = args[0]
 			if err := refuseEmptyNames(c.Flags(), args[1:], "rejects", "policy", "map-file"); err != nil {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,4 +149,24 @@ func refuseEmptyNames(f *pflag.FlagSet, args []string, flags ...string) error {
 		return usageError("empty file name among the arguments")
 	}
 	return nil
+}
+
+// strconvError matches what pflag passes on from strconv for a bad boolean
+// or number: "strconv.ParseBool: parsing "maybe": invalid syntax".
+var strconvError = regexp.MustCompile(`strconv\.Parse(Bool|Int|Uint|Float): parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)`)
+
+// plainFlagError rewords pflag's errors for booleans and numbers, which end
+// in strconv's own message, into what the value should be.
+func plainFlagError(err error) error {
+	msg := err.Error()
+	m := strconvError.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return err
+	}
+	kind, why := msg[m[2]:m[3]], msg[m[4]:m[5]]
+	want := map[string]string{"Bool": "want true or false", "Int": "want a whole number", "Uint": "want a whole number, 0 or more", "Float": "want a number"}[kind]
+	if why == "value out of range" {
+		want = "out of range"
+	}
+	return errors.New(msg[:m[0]] + want + msg[m[1]:])
 }

@@ -37,7 +37,12 @@ is rejected with exit status 2.`,
 		Example: `  effectaudit hash payload.json
   effectaudit hash --drop /requestId --drop /sentAt payload.json
   echo '{"b":1,"a":[1.0,"x"]}' | effectaudit hash --canonical`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageError("hash takes one FILE (a payload document), not %d", len(args))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := refuseEmptyNames(c.Flags(), args); err != nil {
 				return err

@@ -63,7 +63,7 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: ExitError, err: err, usage: true}
+		return &exitError{code: ExitError, err: plainFlagError(err), usage: true}
 	})
 	root.AddCommand(
 		NewCmdAudit(streams, nil),
