@@ -179,11 +179,7 @@ func auditRun(opts *AuditOptions) error {
 	if rep.Summary.Records == 0 {
 		// SPEC passes the gate on no operations; an export that came out
 		// empty, or whose every line is now invalid, deserves a word.
-		lines := "lines"
-		if rep.Summary.Lines == 1 {
-			lines = "line"
-		}
-		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %d %s; nothing was audited\n", rep.Summary.Lines, lines)
+		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %s; nothing was audited\n", plural(rep.Summary.Lines, "line", "lines"))
 	}
 	fails := func() bool { return gateFails(rep, opts.FailOn) }
 	if base != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -156,6 +157,12 @@ func explainRun(opts *ExplainOptions) error {
 		msg := fmt.Sprintf("operation %q not found", opts.OperationID)
 		if len(ids) > 0 {
 			msg += "; closest ids: " + strings.Join(ids, ", ")
+		}
+		if n := rep.Summary.InvalidLines; n > 0 {
+			msg += fmt.Sprintf(" (%s skipped as invalid may hold it)", plural(n, "line", "lines"))
+		}
+		if st, err := os.Stat(opts.OperationID); err == nil && st.Mode().IsRegular() {
+			msg += fmt.Sprintf("; %s is a file: the operation id comes first, explain OPERATION_ID [FILE...]", opts.OperationID)
 		}
 		return failure(fmt.Errorf("%s", report.Sanitize(msg)))
 	}

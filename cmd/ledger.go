@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -466,12 +467,8 @@ func strictFailure(stderr io.Writer, rep *audit.Report) error {
 	if more := rep.Summary.InvalidLines - len(rep.Invalid); more > 0 {
 		fmt.Fprintf(w, "... and %d more invalid lines\n", more)
 	}
-	lines := "lines"
-	if rep.Summary.Lines == 1 {
-		lines = "line"
-	}
-	fmt.Fprintf(w, "effectaudit: %d invalid of %d %s; nothing audited (use --skip-invalid to audit the rest)\n",
-		rep.Summary.InvalidLines, rep.Summary.Lines, lines)
+	fmt.Fprintf(w, "effectaudit: %d invalid of %s; nothing audited (use --skip-invalid to audit the rest)\n",
+		rep.Summary.InvalidLines, plural(rep.Summary.Lines, "line", "lines"))
 	if err := w.Flush(); err != nil {
 		return failure(err)
 	}
@@ -492,4 +489,12 @@ func loadPolicy(name string) (*policy.Policy, error) {
 		return nil, usageError("%v", err)
 	}
 	return p, nil
+}
+
+// plural returns n and the noun in the form n takes: "1 line", "2 lines".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
