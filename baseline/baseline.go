@@ -119,7 +119,7 @@ func load(name string, r io.Reader, read int) (*Baseline, error) {
 	b := &Baseline{gates: audit.GateNames(), seed: maphash.MakeSeed(), index: map[uint64]int32{}}
 	rd := newReader(b, br, read)
 	version := rd.report()
-	rd.end()
+	rd.end(version)
 	if rd.readErr != nil {
 		return nil, readError(name, rd.readErr)
 	}

@@ -110,6 +110,7 @@ var loadErrorTests = []struct{ in, want string }{
 	{`{"schemaVersion":1,"operations":[{"operationId":"a"},{"operationId":null}]}`, "b.json: not a JSON report: operation 2 has no operationId"},
 	{``, "b.json: not a JSON report: the file is empty"},
 	{"{\"schemaVersion\":1,\"operations\":[]} \n\t{}", "b.json: not a JSON report: something follows the report"},
+	{"{\"operationId\":\"op-1\",\"label\":\"healthy\"}\n{\"operationId\":\"op-2\"}\n", "more than one JSON document, as in NDJSON; --baseline takes the report of audit --format json"},
 	{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"operations":[{"operationId":"a`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"operations":[]`, "b.json: not a JSON report: unexpected EOF"},

@@ -435,12 +435,18 @@ func (d *reader) report() (version int) {
 
 // end reads on to the end of the input, where nothing but white space may
 // follow the report. Reading to the end also has a compressed input check
-// its checksum, which a decompressor does only there.
-func (d *reader) end() {
+// its checksum, which a decompressor does only there. version is the
+// report's schemaVersion, 0 when it had none.
+func (d *reader) end(version int) {
 	if d.err != nil || d.readErr != nil {
 		return
 	}
 	if _, more := d.peek(); more {
+		if version == 0 {
+			// An NDJSON report or a ledger: an object a line.
+			d.fail("more than one JSON document, as in NDJSON; --baseline takes the report of audit --format json or --write-baseline")
+			return
+		}
 		d.fail("something follows the report")
 	}
 }
