@@ -27,8 +27,9 @@ func NewCmdGenerate(streams *Streams, runF func(*GenerateOptions) error) *cobra.
 270 bytes per operation, records of thousands of concurrently open operations
 interleaved as in a real export, 0.7% re-exported duplicate lines, and a label
 mix of about 70% healthy, 8% duplicate, 5% key-conflict, 12% uncertain and 5%
-absent. The same --ops, --seed and --window always give the same bytes. --truth writes
-the label each operation was built to get, one JSON object per line.`,
+absent. The same --ops, --seed and --window always give the same bytes.
+--truth writes the label each operation was built to get, one JSON object per
+line.`,
 		Example: `  effectaudit generate --ops 320000 -o ledger.ndjson --truth truth.ndjson
   effectaudit generate --ops 1000 | effectaudit audit`,
 		Args: cobra.NoArgs,
