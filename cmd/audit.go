@@ -196,15 +196,15 @@ func auditRun(opts *AuditOptions) error {
 	if opts.Annotations == "github" {
 		// Workflow commands go to stderr: stdout is the report's.
 		if err := report.WriteAnnotations(s.ErrOut, rep, annotatedFiles(&opts.Ledger, names), opts.FailOn); err != nil {
-			return failure(fmt.Errorf("writing annotations: %w", err))
+			return failure(err) // it says "write annotations"
 		}
 	}
 	out := bufio.NewWriterSize(s.Out, 64<<10)
 	if err := printer.Print(out, rep); err != nil {
-		return failure(fmt.Errorf("writing report: %w", err))
+		return failure(err) // it says which report it was writing
 	}
 	if err := out.Flush(); err != nil {
-		return failure(fmt.Errorf("writing report: %w", err))
+		return failure(fmt.Errorf("write %s report: %w", opts.Format, err))
 	}
 	if n := rep.Summary.InvalidLines; n > 0 && opts.Format == "ndjson" {
 		// NDJSON holds operations only: the skipped lines would go
