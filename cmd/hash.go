@@ -69,6 +69,9 @@ is rejected with exit status 2.`,
 func hashRun(opts *HashOptions) error {
 	name, r := opts.File, opts.Streams.In
 	if name == "" || name == "-" {
+		if opts.File == "" && opts.Streams.InTTY {
+			return usageError("no input: give a payload FILE, or pipe the JSON document into standard input")
+		}
 		name = "<stdin>"
 	} else {
 		f, err := os.Open(name)
