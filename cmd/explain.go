@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -261,6 +262,11 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, re
 	fmt.Fprintf(w, "%s\n\n", report.Sanitize(op.OperationID))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHERE\tOBSERVED\tTYPE\tATTEMPT\tRESULT\tKEY\tHASH\tEFFECT")
+	hashes := make([]string, len(records))
+	for i, r := range records {
+		hashes[i] = r.PayloadHash
+	}
+	short := abbreviate(hashes)
 	for _, r := range records {
 		when := "-"
 		if r.ObservedAt != nil {
@@ -271,7 +277,7 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, re
 			key += " (" + r.Scope + ")"
 		}
 		fmt.Fprintf(tw, "%s:%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", report.Sanitize(r.Input), r.Line, when, r.Type,
-			dash(r.AttemptID), dash(r.Result), dash(key), dash(short(r.PayloadHash)), dash(r.EffectRef))
+			dash(r.AttemptID), dash(r.Result), dash(key), dash(short[r.PayloadHash]), dash(r.EffectRef))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -289,11 +295,7 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, re
 	}
 	_, err := fmt.Fprintf(w, "next action: %s\n", op.NextAction)
 	if n := rep.Summary.InvalidLines; n > 0 && err == nil {
-		lines := "lines"
-		if n == 1 {
-			lines = "line"
-		}
-		fmt.Fprintf(w, "\nskipped:     %d invalid %s, not counted above; any may be a record of this operation\n", n, lines)
+		fmt.Fprintf(w, "\nskipped:     %s, not counted above; any may be a record of this operation\n", plural(n, "invalid line", "invalid lines"))
 		for _, inv := range rep.Invalid {
 			fmt.Fprintf(w, "             %s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
 		}
@@ -312,12 +314,33 @@ func dash(s string) string {
 	return report.Sanitize(s)
 }
 
-// short abbreviates a long hash for the table; json has it whole.
-func short(h string) string {
-	if len(h) > 20 {
-		return h[:19] + "…"
+// abbreviate shortens long hashes for the table (json has them whole): to
+// 19 bytes, or as many more as tell every two of them apart, since telling
+// two hashes under one key apart is what a key conflict is about.
+func abbreviate(hashes []string) map[string]string {
+	const least = 19
+	n := least
+	distinct := slices.Compact(slices.Sorted(slices.Values(hashes)))
+	for i := 1; i < len(distinct); i++ {
+		a, b := distinct[i-1], distinct[i]
+		common := 0
+		for common < len(a) && common < len(b) && a[common] == b[common] {
+			common++
+		}
+		n = max(n, common+1)
 	}
-	return h
+	short := make(map[string]string, len(distinct))
+	for _, h := range distinct {
+		short[h] = h
+		if len(h) > n+1 {
+			cut := n
+			for cut > 0 && !utf8.RuneStart(h[cut]) {
+				cut--
+			}
+			short[h] = h[:cut] + "…"
+		}
+	}
+	return short
 }
 
 // closest keeps the three ids nearest to want by edit distance, in order.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -53,5 +54,28 @@ func TestExplainJSONStreams(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestAbbreviate(t *testing.T) {
+	long := "sha256:" + strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name   string
+		hashes []string
+		want   map[string]string
+	}{
+		{"short ones whole", []string{"h1", "", "h1"}, map[string]string{"h1": "h1", "": ""}},
+		{"long one cut", []string{long}, map[string]string{long: long[:19] + "…"}},
+		{"cut past what they share", []string{"payload-digest-version-1-and-more", "payload-digest-version-2-and-more"},
+			map[string]string{"payload-digest-version-1-and-more": "payload-digest-version-1…", "payload-digest-version-2-and-more": "payload-digest-version-2…"}},
+		{"one a prefix of the other", []string{"payload-digest-version-1", "payload-digest-version-12"},
+			map[string]string{"payload-digest-version-1": "payload-digest-version-1", "payload-digest-version-12": "payload-digest-version-12"}},
+		{"never inside a character", []string{"payload-digest-vers日本語日本語"}, map[string]string{"payload-digest-vers日本語日本語": "payload-digest-vers…"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, abbreviate(tc.hashes)); diff != "" {
+				t.Errorf("abbreviate(%q) (-want +got):\n%s", tc.hashes, diff)
+			}
+		})
 	}
 }
