@@ -39,7 +39,7 @@ func (p *junitPrinter) Print(w io.Writer, rep *audit.Report) error {
 // junitSummary appends the suite's <system-out>: the summary line the table
 // ends with, the findings and how many invalid lines were skipped, which a
 // run with --skip-invalid shows nowhere else in this format.
-func junitSummary(buf []byte, s *audit.Summary) []byte {
+func junitSummary(buf []byte, s *audit.Summary, failures int) []byte {
 	buf = append(buf, "    <system-out>"...)
 	buf = appendXMLText(buf, summaryLine(s))
 	if line := findingsLine(s); line != "" {
@@ -49,6 +49,10 @@ func junitSummary(buf []byte, s *audit.Summary) []byte {
 	if n := s.InvalidLines; n > 0 {
 		buf = append(buf, '\n')
 		buf = appendXMLText(buf, SkippedLine(n))
+	}
+	if line := baselineLine(s, failures); line != "" {
+		buf = append(buf, '\n')
+		buf = appendXMLText(buf, line)
 	}
 	return append(buf, "</system-out>\n"...)
 }
@@ -90,7 +94,7 @@ func (p *junitPrinter) print(w io.Writer, rep *audit.Report) error {
 	if err != nil {
 		return err
 	}
-	if _, err := bw.Write(junitSummary(buf[:0], &rep.Summary)); err != nil {
+	if _, err := bw.Write(junitSummary(buf[:0], &rep.Summary, failures)); err != nil {
 		return err
 	}
 	if _, err := bw.WriteString("  </testsuite>\n</testsuites>\n"); err != nil {

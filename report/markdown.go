@@ -75,6 +75,10 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	if err != nil {
 		return err
 	}
+	if line := baselineLine(s, failures); line != "" {
+		head.Write(appendMarkdownText(nil, line))
+		head.WriteString("\n\n")
+	}
 	listed := s.Operations - s.Labels[audit.Healthy] + failingHealthy
 	switch {
 	case s.Operations == 0:

@@ -170,6 +170,20 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 }
 
 // listSome joins ids, naming at most a few.
+// baselineLine says, with a baseline (Resolved is set then), how many
+// operations fail anew, failing of them, and which failures were resolved;
+// "" without one. The table's own line counts the marks besides.
+func baselineLine(s *audit.Summary, failing int) string {
+	if s.Resolved == nil {
+		return ""
+	}
+	line := fmt.Sprintf("Against the baseline: %s failing anew, %d resolved", plural(failing, "operation"), len(s.Resolved))
+	if len(s.Resolved) > 0 {
+		line += " (" + Sanitize(listSome(s.Resolved, len(s.Resolved))) + ")"
+	}
+	return line
+}
+
 // listedIDs is how many ids listSome names.
 const listedIDs = 5
 
