@@ -126,6 +126,9 @@ func load(name string, r io.Reader, read int) (*Baseline, error) {
 	if err := rd.error(); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON report: %w", name, err)
 	}
+	if version == 0 {
+		return nil, fmt.Errorf("%s: no schemaVersion: --baseline takes the report of audit --format json or --write-baseline, not NDJSON or a ledger", name)
+	}
 	if version != audit.SchemaVersion {
 		return nil, fmt.Errorf("%s: schemaVersion %d; want %d (a report of effectaudit audit --format json)",
 			name, version, audit.SchemaVersion)

@@ -148,7 +148,9 @@ var loadErrorTests = []struct{ in, want string }{
 	{`{"schemaVersion":1,"operations":[{"operationId":"a` + "\x01" + `"}]}`, `b.json: not a JSON report: invalid JSON: control character 0x01 in string near "tionId\":\"a\x01\"}]}"`},
 	{"{\"schemaVersion\":1,\"x\":\"\x1b]0;title\x07\n\",\"operations\":[]}", `invalid JSON: control character 0x1b in string near "n\":1,\"x\":\"\x1b]0;title\a"`},
 	{"{\"schemaVersion\":1,\"operations\":[],}\n", `b.json: not a JSON report: invalid character '}' looking for a member name near "tions\":[],}\n"`},
-	{`{"operations":[]}`, "b.json: schemaVersion 0; want 1"},
+	{`{"operations":[]}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json"},
+	{`{"operationId":"op-1","label":"healthy"}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json"},
+	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
 }
 
 func TestLoadErrors(t *testing.T) {

@@ -140,6 +140,9 @@ func auditRun(opts *AuditOptions) error {
 	if opts.WriteBaseline == input.Stdin {
 		return usageError("--write-baseline -: standard output is the report's; name a file")
 	}
+	if opts.Baseline == input.Stdin {
+		return usageError("--baseline -: name a file; standard input is where ledgers are read from")
+	}
 	if opts.WriteBaseline != "" {
 		// Made now, so that a directory it cannot be written to is found
 		// before the audit's work; put in place only once written whole.

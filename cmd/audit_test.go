@@ -645,6 +645,8 @@ func TestInputsOfAnotherKind(t *testing.T) {
 	}{
 		"utf16.ndjson":   {utf16, "the input is UTF-16"},
 		"utf16be":        {[]byte{0xfe, 0xff, 0, '{'}, "the input is UTF-16"},
+		"utf16le-nobom":  {utf16[2:], "the input looks like UTF-16"},
+		"utf16be-nobom":  {[]byte{0, '{', 0, '"', 0, 't'}, "the input looks like UTF-16"},
 		"ledger.zip":     {[]byte("PK\x03\x04\x14\x00\x00\x00"), "the input is a zip archive"},
 		"deep.ndjson.gz": {nested, "compressed more than 4 times over"},
 	} {

@@ -59,14 +59,18 @@ line.`,
 }
 
 func generateRun(opts *GenerateOptions) (err error) {
-	if opts.Truth == input.Stdin {
-		return usageError("--truth -: name a file; standard output is the ledger's unless -o names one")
-	}
 	outName := opts.Output
 	if outName == input.Stdin {
 		outName = "" // standard output, as for ledgers read
 	}
-	if opts.Truth != "" && writesTo(opts.Streams, outName, opts.Truth) {
+	truthName := opts.Truth
+	if truthName == input.Stdin {
+		if outName == "" {
+			return usageError("--truth -: standard output holds the ledger; name a file, or give -o FILE for the ledger")
+		}
+		truthName = "" // standard output, the ledger going to its file
+	}
+	if opts.Truth != "" && truthName != "" && writesTo(opts.Streams, outName, opts.Truth) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
 	}
 	// Both files are put in place only once both are written whole: a
@@ -79,7 +83,7 @@ func generateRun(opts *GenerateOptions) (err error) {
 	var truth *output
 	var truthW io.Writer
 	if opts.Truth != "" {
-		if truth, err = createOutput(opts.Truth, nil, opts.Streams.temps); err != nil {
+		if truth, err = createOutput(truthName, opts.Streams.Out, opts.Streams.temps); err != nil {
 			return failure(err)
 		}
 		defer truth.discard()

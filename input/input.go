@@ -157,6 +157,10 @@ func (s *Source) decompressor(br *bufio.Reader) (io.Reader, error) {
 	case bytes.HasPrefix(magic, []byte{0xff, 0xfe}), bytes.HasPrefix(magic, []byte{0xfe, 0xff}):
 		// As PowerShell's > writes text: a ledger must be UTF-8.
 		return nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")
+	case len(magic) >= 4 && (magic[0] == '{' && magic[1] == 0 && magic[3] == 0 || magic[0] == 0 && magic[1] == '{' && magic[2] == 0):
+		// A JSON object in UTF-16 without a byte order mark: "{" and a
+		// NUL, which no UTF-8 text holds.
+		return nil, errors.New("the input looks like UTF-16 (\"{\" and a NUL byte); convert it to UTF-8, e.g. with iconv -f UTF-16LE (or UTF-16BE) -t UTF-8")
 	case bytes.HasPrefix(magic, []byte("PK\x03\x04")):
 		return nil, errors.New("the input is a zip archive; unzip it and give the files inside")
 	}
