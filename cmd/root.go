@@ -24,6 +24,9 @@ func Main(streams *Streams, args ...string) int {
 	if perr := prof.stop(); err == nil {
 		err = perr
 	}
+	if streams.temps != nil {
+		endByBrokenPipe(err)
+	}
 	path := "effectaudit"
 	if cmd != nil {
 		path = cmd.CommandPath()

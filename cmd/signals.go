@@ -84,7 +84,15 @@ func (t *tempFiles) removeAll() {
 // (130, 143); the returned stop ends the watch. A signal the process was
 // started with ignored, as background jobs of a script are with SIGINT,
 // stays ignored.
+//
+// SIGPIPE is caught too, so that a write to a standard output whose reader
+// has gone (| head) fails with EPIPE, as writes to other pipes do, rather
+// than ending the process at once: the run then removes its files as on
+// any failure, and Main ends it by SIGPIPE after all (endByBrokenPipe).
 func (t *tempFiles) onSignal() (stop func()) {
+	if !signal.Ignored(syscall.SIGPIPE) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	}
 	ch := make(chan os.Signal, 1)
 	var watched []os.Signal
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
@@ -117,4 +125,29 @@ func (t *tempFiles) onSignal() (stop func()) {
 		signal.Stop(ch)
 		close(done)
 	}
+}
+
+// endByBrokenPipe ends the process by SIGPIPE, as a write to a closed pipe
+// ends other commands (status 141 in the shell), once a run that failed
+// with EPIPE on standard output or standard error has cleaned up: with
+// SIGPIPE no longer caught, one more write there makes the Go runtime end
+// the process so. It returns for any other error, and where SIGPIPE is
+// ignored, as the process's parent asked: the failure is then reported as
+// any other.
+func endByBrokenPipe(err error) {
+	var pe *fs.PathError
+	if !errors.Is(err, syscall.EPIPE) || !errors.As(err, &pe) || signal.Ignored(syscall.SIGPIPE) {
+		return
+	}
+	var broken *os.File
+	switch pe.Path {
+	case os.Stdout.Name():
+		broken = os.Stdout
+	case os.Stderr.Name():
+		broken = os.Stderr
+	default:
+		return
+	}
+	signal.Reset(syscall.SIGPIPE)
+	_, _ = broken.Write([]byte{'\n'}) // no reader: nothing is written
 }
