@@ -137,8 +137,8 @@ func auditRun(opts *AuditOptions) error {
 		}
 	}
 	var baseOut *output
-	if opts.WriteBaseline == input.Stdin {
-		return usageError("--write-baseline -: standard output is the report's; name a file")
+	if opts.WriteBaseline == input.Stdin || opts.WriteBaseline != "" && writesTo(s, "", opts.WriteBaseline) {
+		return usageError("--write-baseline %s: standard output is the report's; name another file", opts.WriteBaseline)
 	}
 	if opts.Baseline == input.Stdin {
 		return usageError("--baseline -: name a file; standard input is where ledgers are read from")

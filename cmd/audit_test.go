@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -631,14 +632,20 @@ func TestInputsOfAnotherKind(t *testing.T) {
 	for _, c := range fixtures.FourOperations {
 		utf16 = append(utf16, c, 0)
 	}
-	nested := fixtures.FourOperations
-	for range 5 {
-		var gz bytes.Buffer
-		zw := gzip.NewWriter(&gz)
-		zw.Write(nested)
-		zw.Close()
-		nested = gz.Bytes()
+	gzipped := func(data []byte, times int) []byte {
+		for range times {
+			var gz bytes.Buffer
+			zw := gzip.NewWriter(&gz)
+			zw.Write(data)
+			zw.Close()
+			data = gz.Bytes()
+		}
+		return data
 	}
+	nested := gzipped(fixtures.FourOperations, 5)
+	// Deflate data that is no deflate stream, inside four layers: the
+	// error is the stream's, not "too deep".
+	corrupt := gzipped([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff}, 3)
 	for name, tc := range map[string]struct {
 		data []byte
 		want string
@@ -649,15 +656,18 @@ func TestInputsOfAnotherKind(t *testing.T) {
 		"utf16be-nobom":  {[]byte{0, '{', 0, '"', 0, 't'}, "the input looks like UTF-16"},
 		"ledger.zip":     {[]byte("PK\x03\x04\x14\x00\x00\x00"), "the input is a zip archive"},
 		"deep.ndjson.gz": {nested, "compressed more than 4 times over"},
+		"corrupt.gz":     {corrupt, "inside the compressed stream: flate"},
 	} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		streams, _, stderr := TestStreams("")
-		if code := Main(streams, "audit", "--skip-invalid", path); code != ExitError || !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%s: exit %d, stderr %q; want exit 2 saying %q", name, code, stderr, tc.want)
-		}
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			streams, _, stderr := TestStreams("")
+			if code := Main(streams, "audit", "--skip-invalid", path); code != ExitError || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 saying %q", code, stderr, tc.want)
+			}
+		})
 	}
 }
 
@@ -672,9 +682,30 @@ func TestPlainFlagErrors(t *testing.T) {
 		{[]string{"explain"}, "missing OPERATION_ID"},
 		{[]string{"hash", "a", "b"}, "hash takes one FILE"},
 	} {
-		streams, _, stderr := TestStreams("")
-		if code := Main(streams, tc.args...); code != ExitError || !strings.Contains(stderr.String(), tc.want) || strings.Contains(stderr.String(), "strconv") {
-			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			streams, _, stderr := TestStreams("")
+			if code := Main(streams, tc.args...); code != ExitError || !strings.Contains(stderr.String(), tc.want) || strings.Contains(stderr.String(), "strconv") {
+				t.Errorf("exit %d, stderr %q; want exit 2 saying %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestHelpCommand checks that "help CMD" prints what "CMD --help" does.
+func TestHelpCommand(t *testing.T) {
+	for _, cmd := range [][]string{{}, {"audit"}, {"explain"}, {"hash"}, {"generate"}} {
+		t.Run(strings.Join(append([]string{"help"}, cmd...), " "), func(t *testing.T) {
+			run := func(args ...string) string {
+				streams, stdout, stderr := TestStreams("")
+				if code := Main(streams, args...); code != 0 {
+					t.Fatalf("%v: exit %d: %s", args, code, stderr)
+				}
+				return stdout.String()
+			}
+			want := run(append(slices.Clone(cmd), "--help")...)
+			if diff := cmp.Diff(want, run(append([]string{"help"}, cmd...)...)); diff != "" {
+				t.Errorf("help (-flag +command):\n%s", diff)
+			}
+		})
 	}
 }

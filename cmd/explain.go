@@ -332,11 +332,11 @@ func abbreviate(hashes []string) map[string]string {
 	short := make(map[string]string, len(distinct))
 	for _, h := range distinct {
 		short[h] = h
-		if len(h) > n+1 {
-			cut := n
-			for cut > 0 && !utf8.RuneStart(h[cut]) {
-				cut--
-			}
+		cut := n
+		for cut < len(h) && !utf8.RuneStart(h[cut]) {
+			cut++ // past the character the two may differ in
+		}
+		if cut+1 < len(h) {
 			short[h] = h[:cut] + "…"
 		}
 	}

@@ -71,6 +71,10 @@ func TestAbbreviate(t *testing.T) {
 		{"one a prefix of the other", []string{"payload-digest-version-1", "payload-digest-version-12"},
 			map[string]string{"payload-digest-version-1": "payload-digest-version-1", "payload-digest-version-12": "payload-digest-version-12"}},
 		{"never inside a character", []string{"payload-digest-vers日本語日本語"}, map[string]string{"payload-digest-vers日本語日本語": "payload-digest-vers…"}},
+		{"differing inside a character", []string{"sha256:abcdefghijklmnopqrstuvwxyz\u2020a", "sha256:abcdefghijklmnopqrstuvwxyz\u2060b"},
+			map[string]string{"sha256:abcdefghijklmnopqrstuvwxyz\u2020a": "sha256:abcdefghijklmnopqrstuvwxyz\u2020a", "sha256:abcdefghijklmnopqrstuvwxyz\u2060b": "sha256:abcdefghijklmnopqrstuvwxyz\u2060b"}},
+		{"differing inside a character, more after", []string{"sha256:abcdefghijklmnopqrstuvwxyz\u2020abc", "sha256:abcdefghijklmnopqrstuvwxyz\u2060abc"},
+			map[string]string{"sha256:abcdefghijklmnopqrstuvwxyz\u2020abc": "sha256:abcdefghijklmnopqrstuvwxyz\u2020…", "sha256:abcdefghijklmnopqrstuvwxyz\u2060abc": "sha256:abcdefghijklmnopqrstuvwxyz\u2060…"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, abbreviate(tc.hashes)); diff != "" {

@@ -102,7 +102,14 @@ func replaced(name string) string {
 			return name
 		}
 		if !filepath.IsAbs(to) {
-			to = filepath.Join(filepath.Dir(name), to)
+			// Relative to where the link really is: ".." in it climbs
+			// out of the directory the link's own path may only name
+			// through another link.
+			dir := filepath.Dir(name)
+			if real, err := filepath.EvalSymlinks(dir); err == nil {
+				dir = real
+			}
+			to = filepath.Join(dir, to)
 		}
 		name = to
 	}

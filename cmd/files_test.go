@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,6 +107,12 @@ func TestCommitAllOrNone(t *testing.T) {
 
 func TestOutputThroughLink(t *testing.T) {
 	for _, exists := range []bool{true, false} {
+		t.Run(fmt.Sprintf("target exists %v", exists), func(t *testing.T) { outputThroughLink(t, exists) })
+	}
+}
+
+func outputThroughLink(t *testing.T, exists bool) {
+	{
 		dir := t.TempDir()
 		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 			t.Fatal(err)
@@ -134,6 +141,42 @@ func TestOutputThroughLink(t *testing.T) {
 		if b, _ := os.ReadFile(real); string(b) != "new" {
 			t.Errorf("existing %v: the file linked to holds %q; want %q", exists, b, "new")
 		}
+	}
+}
+
+// TestOutputThroughLinkedDir checks that a link's "..", in a directory
+// reached through another link, climbs from where the link really is, as
+// the kernel resolves it.
+func TestOutputThroughLinkedDir(t *testing.T) {
+	base := t.TempDir()
+	for _, d := range []string{"real/dir", "work"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(base, "real", "other.json")
+	if err := os.WriteFile(other, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "real", "dir"), filepath.Join(base, "work", "d")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Symlink("../other.json", filepath.Join(base, "real", "dir", "out.json")); err != nil {
+		t.Fatal(err)
+	}
+	o, err := createOutput(filepath.Join(base, "work", "d", "out.json"), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.WriteString("new")
+	if err := commit(o); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(other); string(b) != "new" {
+		t.Errorf("real/other.json holds %q; want the report written through the links", b)
+	}
+	if _, err := os.Stat(filepath.Join(base, "work", "other.json")); err == nil {
+		t.Error("work/other.json was made: the link's .. was taken from the path as written")
 	}
 }
 

@@ -69,6 +69,9 @@ func generateRun(opts *GenerateOptions) (err error) {
 			return usageError("--truth -: standard output holds the ledger; name a file, or give -o FILE for the ledger")
 		}
 		truthName = "" // standard output, the ledger going to its file
+		if writesTo(opts.Streams, "", outName) {
+			return usageError("--truth - with -o %s: standard output is that file; give each its own", outName)
+		}
 	}
 	if opts.Truth != "" && truthName != "" && writesTo(opts.Streams, outName, opts.Truth) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)

@@ -134,8 +134,8 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	case !o.listInvalid:
 		opts.KeepInvalid = -1 // counted, never listed
 	}
-	if o.Rejects == input.Stdin {
-		return nil, nil, usageError("--rejects -: standard output is the report's; name a file")
+	if o.Rejects == input.Stdin || o.Rejects != "" && writesTo(s, "", o.Rejects) {
+		return nil, nil, usageError("--rejects %s: standard output is the report's; name another file", o.Rejects)
 	}
 	if o.Rejects != "" {
 		if rerr := o.refuseInput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); rerr != nil {

@@ -5,6 +5,7 @@ package cmd
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -25,6 +26,9 @@ func Main(streams *Streams, args ...string) int {
 		err = perr
 	}
 	if streams.temps != nil {
+		for streams.temps.ending() {
+			time.Sleep(time.Second) // the signal's handler ends the process
+		}
 		endByBrokenPipe(err)
 	}
 	path := "effectaudit"
@@ -81,11 +85,23 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
 		Short: "Help about any command",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			var names []string
+			for _, sub := range root.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, sub.Name())
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
 				return usageError("unknown help topic %q", strings.Join(args, " "))
 			}
+			// As cobra's own help command does, so the help lists -h.
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
 			return cmd.Help()
 		},
 	})

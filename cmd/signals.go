@@ -67,16 +67,28 @@ func (t *tempFiles) forget(name string) {
 	delete(t.files, name)
 }
 
-// removeAll closes and removes every file left (an open file cannot be
-// removed on Windows), and makes no more.
+// removeAll removes every file left, and makes no more. A file is closed
+// first only where an open file cannot be removed (Windows): elsewhere the
+// run may be writing it still, and a write to a closed file would fail the
+// run with an error of its own before the signal ends it.
 func (t *tempFiles) removeAll() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for name, f := range t.files {
-		f.Close()
-		os.Remove(name)
+		if os.Remove(name) != nil {
+			f.Close()
+			os.Remove(name)
+		}
 	}
 	t.files, t.stopped = nil, true
+}
+
+// ending reports whether a signal is ending the run: Main then waits for it
+// to, rather than report a failure the removal of the files caused.
+func (t *tempFiles) ending() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stopped
 }
 
 // onSignal removes t's files when SIGINT or SIGTERM arrives, then ends the
@@ -113,7 +125,9 @@ func (t *tempFiles) onSignal() (stop func()) {
 			if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
 				time.Sleep(time.Second) // the signal ends the process
 			}
-			code := 128 + 2 // SIGINT's status, where signals cannot be raised again
+			// Where the signal cannot be raised again (Windows), its
+			// usual status.
+			code := 130
 			if s, ok := sig.(syscall.Signal); ok {
 				code = 128 + int(s)
 			}

@@ -119,6 +119,9 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	}
 	if zr, err := src.decompressor(br); zr != nil || err != nil {
 		src.Close()
+		if err != nil {
+			return nil, fmt.Errorf("inside the compressed stream: %w", err)
+		}
 		return nil, fmt.Errorf("compressed more than %d times over", maxLayers)
 	}
 	return src, nil

@@ -22,12 +22,10 @@ import (
 //     these as nothing or as a line break, or let them change how the text
 //     around them shows, and tables count most of them as no column wide.
 //
-// Backslashes are not escaped, and combining marks are left to combine, so
-// two ids that differ can still look alike ("e\u0301" and "é"): the JSON
-// report carries every string exactly.
-//
-// Everything else, backslashes included, is unchanged. A string that needs no
-// escape is returned as is, without allocating.
+// Everything else is unchanged: backslashes are not escaped, and combining
+// marks are left to combine, so two ids that differ can still look alike
+// ("e\u0301" and "é"); the JSON report carries every string exactly. A
+// string that needs no escape is returned as is, without allocating.
 func Sanitize(s string) string {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {

@@ -169,7 +169,6 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	return nil
 }
 
-// listSome joins ids, naming at most a few.
 // baselineLine says, with a baseline (Resolved is set then), how many
 // operations fail anew, failing of them, and which failures were resolved;
 // "" without one. The table's own line counts the marks besides.

@@ -383,8 +383,10 @@ func TestListSome(t *testing.T) {
 		{ids[:5], 9, "a, b, c, d, e and 4 more"},
 		{ids, 7, "a, b, c, d, e and 2 more"},
 	} {
-		if got := listSome(tc.ids, tc.total); got != tc.want {
-			t.Errorf("listSome(%v, %d) = %q; want %q", tc.ids, tc.total, got, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			if got := listSome(tc.ids, tc.total); got != tc.want {
+				t.Errorf("listSome(%v, %d) = %q; want %q", tc.ids, tc.total, got, tc.want)
+			}
+		})
 	}
 }
