@@ -58,6 +58,9 @@ func createOutput(name string, def io.Writer, temps *tempFiles) (*output, error)
 		return o, nil
 	}
 	fi, err := os.Stat(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err // a loop of links, a directory that cannot be read
+	}
 	if err == nil && !fi.Mode().IsRegular() {
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
@@ -90,30 +93,35 @@ func createOutput(name string, def io.Writer, temps *tempFiles) (*output, error)
 }
 
 // replaced returns the file that writing name replaces: the file a symbolic
-// link names (even one that does not exist yet), not the link.
+// link names (even one that does not exist yet), not the link. Paths are
+// joined without cleaning them, and the directory resolved at the end as
+// the kernel resolves it, since ".." after a link climbs from where the
+// link leads, not from the path as written.
 func replaced(name string) string {
 	for range 40 { // as many links as Linux follows
 		fi, err := os.Lstat(name)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			return name
+			break
 		}
 		to, err := os.Readlink(name)
 		if err != nil {
-			return name
+			break
 		}
 		if !filepath.IsAbs(to) {
-			// Relative to where the link really is: ".." in it climbs
-			// out of the directory the link's own path may only name
-			// through another link.
-			dir := filepath.Dir(name)
-			if real, err := filepath.EvalSymlinks(dir); err == nil {
-				dir = real
-			}
-			to = filepath.Join(dir, to)
+			dir, _ := filepath.Split(name)
+			to = dir + to
 		}
 		name = to
 	}
-	return name
+	dir, base := filepath.Split(name)
+	if dir == "" {
+		return name
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return name
+	}
+	return filepath.Join(real, base)
 }
 
 // finish flushes and closes the output, without putting it in place. Any

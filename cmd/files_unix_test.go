@@ -3,6 +3,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -28,5 +29,87 @@ func TestOutputNewFileTakesUmask(t *testing.T) {
 	}
 	if got := fi.Mode().Perm(); got != 0o640 {
 		t.Errorf("mode %v; want 0640 (0666 less the umask 027)", got)
+	}
+}
+
+// TestWritesToStdout checks which names count as standard output's file,
+// whose report writing there would harm: the regular file it is, and
+// /dev/stdout naming a pipe, but not /dev/null, which keeps nothing.
+func TestWritesToStdout(t *testing.T) {
+	dir := t.TempDir()
+	report := filepath.Join(dir, "report.txt")
+	f, err := os.Create(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name string
+		out  *os.File
+		path string
+		want bool
+	}{
+		{"the report's regular file", f, report, true},
+		{"another file", f, filepath.Join(dir, "other.txt"), false},
+		{"/dev/null as standard output too", null, os.DevNull, false},
+		{"a pipe, named by its own descriptor", w, "/dev/fd/" + fmt.Sprint(w.Fd()), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := writesTo(&Streams{Out: tc.out}, "", tc.path); got != tc.want {
+				t.Errorf("writesTo(%s) = %v; want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplacedDotDotAfterLink checks that ".." in a link's target, after a
+// part of it that is a link itself, climbs from where that link leads.
+func TestReplacedDotDotAfterLink(t *testing.T) {
+	base := t.TempDir()
+	t.Chdir(base)
+	for _, d := range []string{"a/b", "c"} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../c", "a/b/cl"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("cl/../t.json", "a/b/tl"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := filepath.Abs(replaced("a/b/tl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(base, "t.json"); got != want {
+		t.Errorf("replaced(a/b/tl) = %s; want %s", got, want)
+	}
+}
+
+// TestOutputLinkLoop checks that a loop of links is an error, not a file
+// made in the link's place.
+func TestOutputLinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "loopa"), filepath.Join(dir, "loopb")
+	if err := os.Symlink(b, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := createOutput(a, nil, nil); err == nil {
+		t.Error("createOutput through a loop of links succeeded")
 	}
 }

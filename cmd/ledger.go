@@ -233,13 +233,29 @@ func (o *LedgerOptions) refuseOwnFiles(flag, path string) error {
 
 // writesTo reports whether output, a path or "" for standard output, is
 // the file at path.
+// Writing to standard output's file through another name harms the report
+// only when that file keeps what is written (a regular file), or is a pipe
+// or the like named as standard output itself (/dev/stdout): /dev/null, a
+// terminal, or standard error sharing a pipe with it take no harm.
 func writesTo(s *Streams, output, path string) bool {
 	if output != "" {
 		return sameFile(output, path)
 	}
 	out := streamFile(s.Out)
 	st, err := os.Stat(path)
-	return out != nil && err == nil && os.SameFile(out, st)
+	if out == nil || err != nil || !os.SameFile(out, st) {
+		return false
+	}
+	return out.Mode().IsRegular() || out.Mode()&os.ModeCharDevice == 0 && namesStdout(path)
+}
+
+// namesStdout reports whether path names standard output itself.
+func namesStdout(path string) bool {
+	switch path {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
 }
 
 // streamFile returns what file a standard stream is, or nil when it is no
@@ -260,7 +276,8 @@ func sameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	if errA == nil && errB == nil {
-		return os.SameFile(sa, sb)
+		// A character device (/dev/null, a terminal) keeps nothing to lose.
+		return os.SameFile(sa, sb) && sa.Mode()&os.ModeCharDevice == 0
 	}
 	absA, errA := filepath.Abs(replaced(a))
 	absB, errB := filepath.Abs(replaced(b))

@@ -86,10 +86,16 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 		Use:   "help [command]",
 		Short: "Help about any command",
 		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			// The subcommands of what is named so far, as cobra's own
+			// help command completes them.
+			cmd, _, err := root.Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
 			var names []string
-			for _, sub := range root.Commands() {
-				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
-					names = append(names, sub.Name())
+			for _, sub := range cmd.Commands() {
+				if (sub.IsAvailableCommand() || sub == c) && strings.HasPrefix(sub.Name(), toComplete) {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
 				}
 			}
 			return names, cobra.ShellCompDirectiveNoFileComp

@@ -35,11 +35,11 @@ func (t *tempFiles) create(target string) (*os.File, error) {
 			return nil, errors.New("stopped by a signal")
 		}
 	}
-	dir, base := filepath.Split(target)
+	dir, base := filepath.Split(target) // dir keeps its separator: not cleaned
 	for {
 		var random [6]byte
 		_, _ = rand.Read(random[:])
-		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(random[:])+".tmp")
+		name := dir + "." + base + "." + hex.EncodeToString(random[:]) + ".tmp"
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
