@@ -130,10 +130,8 @@ func auditRun(opts *AuditOptions) error {
 		// The rejects file is emptied as the run starts: a baseline there
 		// would be gone before it is read, and a report written there
 		// would replace the rejected lines.
-		for _, other := range [...]struct{ flag, path string }{{"baseline", opts.Baseline}, {"write-baseline", opts.WriteBaseline}} {
-			if other.path != "" && sameFile(rejects, other.path) {
-				return usageError("--rejects %s is also the --%s file: give each its own", rejects, other.flag)
-			}
+		if err := refuseSame("rejects", rejects, flagFile{"baseline", opts.Baseline}, flagFile{"write-baseline", opts.WriteBaseline}); err != nil {
+			return err
 		}
 	}
 	var baseOut *output
@@ -182,7 +180,7 @@ func auditRun(opts *AuditOptions) error {
 	if rep.Summary.Records == 0 {
 		// SPEC passes the gate on no operations; an export that came out
 		// empty, or whose every line is now invalid, deserves a word.
-		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %s; nothing was audited\n", plural(rep.Summary.Lines, "line", "lines"))
+		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %s; nothing was audited\n", report.Plural(rep.Summary.Lines, "line"))
 	}
 	fails := func() bool { return gateFails(rep, opts.FailOn) }
 	if base != nil {

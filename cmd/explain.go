@@ -160,7 +160,7 @@ func explainRun(opts *ExplainOptions) error {
 			msg += "; closest ids: " + strings.Join(ids, ", ")
 		}
 		if n := rep.Summary.InvalidLines; n > 0 {
-			msg += fmt.Sprintf(" (%s skipped as invalid may hold it)", plural(n, "line", "lines"))
+			msg += fmt.Sprintf(" (%s skipped as invalid may hold it)", report.Plural(n, "line"))
 		}
 		if st, err := os.Stat(opts.OperationID); err == nil && st.Mode().IsRegular() {
 			msg += fmt.Sprintf("; %s is a file: the operation id comes first, explain OPERATION_ID [FILE...]", opts.OperationID)
@@ -295,7 +295,7 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, re
 	}
 	_, err := fmt.Fprintf(w, "next action: %s\n", op.NextAction)
 	if n := rep.Summary.InvalidLines; n > 0 && err == nil {
-		fmt.Fprintf(w, "\nskipped:     %s, not counted above; any may be a record of this operation\n", plural(n, "invalid line", "invalid lines"))
+		fmt.Fprintf(w, "\nskipped:     %s, not counted above; any may be a record of this operation\n", report.Plural(n, "invalid line"))
 		for _, inv := range rep.Invalid {
 			fmt.Fprintf(w, "             %s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
 		}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -223,7 +222,16 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 // refuseOwnFiles refuses a file that flag would write and that is also the
 // --policy or --map-file file: writing would replace what the run reads.
 func (o *LedgerOptions) refuseOwnFiles(flag, path string) error {
-	for _, other := range [...]struct{ flag, path string }{{"policy", o.Policy}, {"map-file", o.MapFile}} {
+	return refuseSame(flag, path, flagFile{"policy", o.Policy}, flagFile{"map-file", o.MapFile})
+}
+
+// flagFile is the file a flag names; "" when the flag is not given.
+type flagFile struct{ flag, path string }
+
+// refuseSame refuses path, which flag would write, when it is also one of
+// the others' files.
+func refuseSame(flag, path string, others ...flagFile) error {
+	for _, other := range others {
 		if other.path != "" && sameFile(path, other.path) {
 			return usageError("--%s %s is also the --%s file: give each its own", flag, path, other.flag)
 		}
@@ -233,6 +241,7 @@ func (o *LedgerOptions) refuseOwnFiles(flag, path string) error {
 
 // writesTo reports whether output, a path or "" for standard output, is
 // the file at path.
+//
 // Writing to standard output's file through another name harms the report
 // only when that file keeps what is written (a regular file), or is a pipe
 // or the like named as standard output itself (/dev/stdout): /dev/null, a
@@ -485,7 +494,7 @@ func strictFailure(stderr io.Writer, rep *audit.Report) error {
 		fmt.Fprintf(w, "... and %d more invalid lines\n", more)
 	}
 	fmt.Fprintf(w, "effectaudit: %d invalid of %s; nothing audited (use --skip-invalid to audit the rest)\n",
-		rep.Summary.InvalidLines, plural(rep.Summary.Lines, "line", "lines"))
+		rep.Summary.InvalidLines, report.Plural(rep.Summary.Lines, "line"))
 	if err := w.Flush(); err != nil {
 		return failure(err)
 	}
@@ -506,12 +515,4 @@ func loadPolicy(name string) (*policy.Policy, error) {
 		return nil, usageError("%v", err)
 	}
 	return p, nil
-}
-
-// plural returns n and the noun in the form n takes: "1 line", "2 lines".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -50,7 +50,7 @@ func junitSummary(buf []byte, s *audit.Summary, failures int) []byte {
 		buf = append(buf, '\n')
 		buf = appendXMLText(buf, SkippedLine(n))
 	}
-	if line := baselineLine(s, failures); line != "" {
+	if line := baselineLine(s, failures, nil); line != "" {
 		buf = append(buf, '\n')
 		buf = appendXMLText(buf, line)
 	}

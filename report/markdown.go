@@ -69,13 +69,13 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 		head.WriteString("\n\n")
 	}
 	if n := s.InvalidLines; n > 0 {
-		fmt.Fprintf(&head, "%s skipped (`--format json` lists them).\n\n", plural(n, "invalid line"))
+		fmt.Fprintf(&head, "%s skipped (`--format json` lists them).\n\n", Plural(n, "invalid line"))
 	}
 	failures, failingHealthy, err := g.count(rep)
 	if err != nil {
 		return err
 	}
-	if line := baselineLine(s, failures); line != "" {
+	if line := baselineLine(s, failures, nil); line != "" {
 		head.Write(appendMarkdownText(nil, line))
 		head.WriteString("\n\n")
 	}

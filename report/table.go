@@ -83,34 +83,29 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	// healthy operation that fails the gate (on a finding) never folds.
 	all, unhealthy := newLayout(), newLayout()
 	g := newGate(p.opts.FailOn)
-	foldable := func(op *audit.Operation) bool {
-		if op.Label != audit.Healthy {
-			return false
-		}
-		_, fails := g.match(op)
-		return !fails
-	}
+	foldable := func(op *audit.Operation, fails bool) bool { return op.Label == audit.Healthy && !fails }
 	healthy, folded, ops := 0, 0, 0
 	marks := map[string]int{} // baseline status → operations, with --baseline
-	var failing []string      // with --baseline, the first operations that fail anew
-	failingAnew := 0
+	var failing []string      // the first operations that fail the gate
+	failures := 0
 	err := rep.Briefs(func(op *audit.Operation) error {
 		ops++
+		_, fails := g.match(op)
+		if fails {
+			failures++
+			if len(failing) < listedIDs {
+				failing = append(failing, strings.Clone(op.OperationID))
+			}
+		}
 		if op.Baseline != "" {
 			marks[op.Baseline]++
-			if _, fails := g.match(op); fails {
-				failingAnew++
-				if len(failing) < listedIDs {
-					failing = append(failing, strings.Clone(op.OperationID))
-				}
-			}
 		}
 		m := measureRow(op)
 		all.add(&m)
 		if op.Label == audit.Healthy {
 			healthy++
 		}
-		if foldable(op) {
+		if foldable(op, fails) {
 			folded++
 		} else {
 			unhealthy.add(&m)
@@ -129,7 +124,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 
 	var trailer []string
 	if fold {
-		trailer = append(trailer, fmt.Sprintf("%s folded (--all lists them)", plural(folded, "healthy operation")))
+		trailer = append(trailer, fmt.Sprintf("%s folded (--all lists them)", Plural(folded, "healthy operation")))
 	}
 	if n := rep.Summary.InvalidLines; n > 0 {
 		trailer = append(trailer, SkippedLine(n))
@@ -138,22 +133,19 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	if line := findingsLine(&rep.Summary); line != "" {
 		trailer = append(trailer, line)
 	}
-	if len(marks) > 0 || len(rep.Summary.Resolved) > 0 {
-		// Resolved counts the baseline's failures that pass now or are gone.
-		line := fmt.Sprintf("baseline: %d new, %d unchanged, %d resolved", marks[baseline.New], marks[baseline.Unchanged], len(rep.Summary.Resolved))
-		if len(rep.Summary.Resolved) > 0 {
-			line += " (" + Sanitize(listSome(rep.Summary.Resolved, len(rep.Summary.Resolved))) + ")"
-		}
-		if failingAnew > 0 {
-			// They fail the run, and the rows do not say which they are.
-			line += "; failing anew: " + Sanitize(listSome(failing, failingAnew))
-		}
+	// The rows do not say which operations fail the run anew: this line
+	// names them.
+	if line := baselineLine(&rep.Summary, failures, failing); line != "" {
+		line += fmt.Sprintf(" · marked %d new, %d unchanged", marks[baseline.New], marks[baseline.Unchanged])
 		trailer = append(trailer, line)
 	}
 
 	switch {
 	case l.rows > 0:
-		listed := func(op *audit.Operation) bool { return !fold || !foldable(op) }
+		listed := func(op *audit.Operation) bool {
+			_, fails := g.match(op)
+			return !fold || !foldable(op, fails)
+		}
 		if err := p.table(out, rep, listed, l); err != nil {
 			return err
 		}
@@ -170,13 +162,18 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 }
 
 // baselineLine says, with a baseline (Resolved is set then), how many
-// operations fail anew, failing of them, and which failures were resolved;
-// "" without one. The table's own line counts the marks besides.
-func baselineLine(s *audit.Summary, failing int) string {
+// operations fail anew, failing of them, naming the first of them, ids,
+// when given, and which of the baseline's failures were resolved; ""
+// without a baseline.
+func baselineLine(s *audit.Summary, failing int, ids []string) string {
 	if s.Resolved == nil {
 		return ""
 	}
-	line := fmt.Sprintf("Against the baseline: %s failing anew, %d resolved", plural(failing, "operation"), len(s.Resolved))
+	line := fmt.Sprintf("Against the baseline: %s failing anew", Plural(failing, "operation"))
+	if len(ids) > 0 {
+		line += " (" + Sanitize(listSome(ids, failing)) + ")"
+	}
+	line += fmt.Sprintf(", %d resolved", len(s.Resolved))
 	if len(s.Resolved) > 0 {
 		line += " (" + Sanitize(listSome(s.Resolved, len(s.Resolved))) + ")"
 	}
@@ -560,10 +557,12 @@ func findingsLine(s *audit.Summary) string {
 // SkippedLine says that n invalid lines were skipped, in the formats that
 // count them without listing them.
 func SkippedLine(n int) string {
-	return plural(n, "invalid line") + " skipped (--format json lists them)"
+	return Plural(n, "invalid line") + " skipped (--format json lists them)"
 }
 
-func plural(n int, noun string) string { return string(appendPlural(nil, n, noun)) }
+// Plural returns n and the noun, with an s unless n is 1: "1 line",
+// "2 lines".
+func Plural(n int, noun string) string { return string(appendPlural(nil, n, noun)) }
 
 func appendPlural(b []byte, n int, noun string) []byte {
 	b = strconv.AppendInt(b, int64(n), 10)
