@@ -46,6 +46,7 @@ type Auditor struct {
 	totaled  []uint64               // bitmap by binding: which have totals
 	notes    arena                  // text Merge works out: pairTotal.listed
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
+	reported map[attemptResult]bool // results attempts reported after their first; see firstReport
 	wide     map[sref]*wideTimes    // by operation id; see times.go
 	far      map[sref]*farTimes     // likewise
 
@@ -162,7 +163,7 @@ const (
 	tFirstEffect
 	tFirstSuccess
 	tFirstFinal
-	tLastNewAttempt // latest first record of a distinct attempt
+	tLastAnonAttempt // latest attempt record without attemptId
 	nTimes
 )
 
@@ -170,10 +171,10 @@ const (
 // Its size is the audit's memory, so fields are packed, and it holds no Go
 // pointers, so the garbage collector never scans the blocks of operations.
 type operation struct {
-	id         sref
-	first      packedPos
-	base       stamp // what times are relative to; see times.go
-	attemptIDs fingerprintSet
+	id       sref
+	first    packedPos
+	base     stamp // what times are relative to; see times.go
+	attempts attemptSet
 
 	times   [nTimes]delta // or in Auditor.wide or far; see times.go
 	pair    opPair        // the first key pair; bind < 0 when none
@@ -459,20 +460,20 @@ func (a *Auditor) add(r *Record, op *operation, th uint32) {
 
 func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, pair *opPair, hash sref) {
 	op.attemptRecords++
-	// The absence rule looks at every attempt record...
+	// The absence rule looks at every attempt record.
 	if timed {
 		a.track(op, tFirstAttempt, when, true)
 		a.track(op, tLastAttempt, when, false)
 	} else {
 		op.untimedAttempts++
 	}
-	newAttempt := true
+	var at *attempt // nil for an attempt record without attemptId, its own attempt
 	if r.AttemptID == "" {
 		op.anonAttempts++
 	} else {
 		// Seeded, as the indexes are: a fixed hash such as xxhash has
 		// published collisions, which a ledger could hold.
-		newAttempt = a.st.addFingerprint(&op.attemptIDs, a.Hash(r.AttemptID))
+		at, _ = a.st.findAttempt(&op.attempts, a.Hash(r.AttemptID))
 	}
 	if pair == nil {
 		op.keylessAttempts++
@@ -485,29 +486,63 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 	code, hasResult := uint32(0), r.Result != ""
 	if hasResult {
 		code = a.result(r.Result)
-		if newAttempt {
+		if at == nil || a.firstReport(op, at, code) {
 			a.countResult(op, code)
 		}
 	}
 	if !timed {
 		return
 	}
-	// The earliest success or final result, from any record that says so...
+	// The earliest success or final result, from any record that says so,
+	// is compared with when each attempt was first observed: its earliest
+	// record, whatever the order of its records.
 	if hasResult && a.results[code].name == "success" {
 		a.track(op, tFirstSuccess, when, true)
 	}
 	if hasResult && a.results[code].final {
 		a.track(op, tFirstFinal, when, true)
 	}
-	// ...is compared with attempts timed by their first record only: a
-	// re-exported attempt, with another observedAt, is not a retry.
-	if !newAttempt {
-		return
+	first := true
+	if at == nil {
+		a.track(op, tLastAnonAttempt, when, false)
+	} else {
+		first = a.trackAttempt(op, at, when)
 	}
-	a.track(op, tLastNewAttempt, when, false)
-	if pair != nil {
+	// A key pair's span runs over when its attempts were first observed:
+	// a re-exported attempt, with a later observedAt, is not a retry.
+	if first && pair != nil {
 		a.trackPair(op, pair, when)
 	}
+}
+
+// attemptResult is a result an attempt reported, past the first.
+type attemptResult struct {
+	op          sref
+	fingerprint uint64
+	code        uint32
+}
+
+// firstReport reports whether attempt at of op reports result code for
+// the first time. An attempt is counted under every result its records
+// report, whatever their order: one exported at its start without a result
+// and at its end with one counts under that result.
+func (a *Auditor) firstReport(op *operation, at *attempt, code uint32) bool {
+	switch at.result {
+	case 0:
+		at.result = code + 1
+		return true
+	case code + 1:
+		return false
+	}
+	k := attemptResult{op: op.id, fingerprint: at.id.value(), code: code}
+	if a.reported[k] {
+		return false
+	}
+	if a.reported == nil {
+		a.reported = map[attemptResult]bool{}
+	}
+	a.reported[k] = true
+	return true
 }
 
 // bind records that op carries the pair (scope, key), whose tableHash is
@@ -703,7 +738,7 @@ func (a *Auditor) eachResult(op *operation, fn func(code uint32, n int)) {
 // attempts counts op's attempts: its distinct attempt ids, and each attempt
 // record without one.
 func (a *Auditor) attempts(op *operation) int {
-	return a.st.countFingerprints(op.attemptIDs) + int(op.anonAttempts)
+	return a.st.countAttempts(op.attempts) + int(op.anonAttempts)
 }
 
 // AddInvalid accounts for an invalid line and keeps it for the report,

@@ -147,13 +147,20 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 			}
 		})
 	}
-	// A retry takes a second attempt: one attempt exported twice, its
-	// success stamped before its first record, is no retry.
+	// An attempt is observed at its earliest record, and can never come
+	// after its own success: the success is one of its records.
+	lastStart, started := noInstant, false
 	retryAfter := func(c findingCode, result int, what string) {
-		if a.has(op, result) && a.time(op, result).Before(a.time(op, tLastNewAttempt)) && a.attempts(op) >= 2 {
+		if !a.has(op, result) {
+			return
+		}
+		if !started {
+			lastStart, started = a.lastAttemptStart(op), true
+		}
+		if a.time(op, result).Before(lastStart) {
 			f.raise(c, func(t *text) {
 				t.s("an attempt at ")
-				t.instant(a.time(op, tLastNewAttempt))
+				t.instant(lastStart)
 				t.s(" comes after ", what, " at ")
 				t.instant(a.time(op, result))
 			})

@@ -206,6 +206,52 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{"o": {"retry-after-success"}},
 		},
 		{
+			name: "no retry-after-success: an attempt is observed at its earliest record, not its first in the input",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: t2},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t1},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: t0},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-after-success: an attempt's earliest record comes after the success, in any order",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: t2},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: t0},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: t2},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t1},
+			},
+			want: map[string][]string{"o": {"retry-after-success"}},
+		},
+		{
+			name: "no retry-after-success: a wide operation's attempts keep their times",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: "2026-01-01T10:00:09Z"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: "2026-01-01T10:00:05Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2026-01-01T10:00:04.000000001Z"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-after-success: in a wide operation",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: "2026-01-01T10:00:09Z"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: "2026-01-01T10:00:05Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2026-01-01T10:00:06.000000001Z"},
+			},
+			want: map[string][]string{"o": {"retry-after-success"}},
+		},
+		{
+			name: "no retry-after-success: a far operation's attempts keep their times",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", result: "timeout", when: "2026-01-01T10:00:09Z"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: "2026-01-01T10:00:05Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "1600-01-01T10:00:00Z"},
+			},
+			want: map[string][]string{"o": {"retry-past-retention"}}, // but no retry-after-success
+		},
+		{
 			name: "retry-past-retention over centuries does not overflow",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "1700-01-01T00:00:00Z"},

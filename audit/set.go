@@ -113,17 +113,6 @@ type stringSet struct {
 
 func (s *stringSet) head() sref { return sref(s.first.value()) }
 
-// fingerprintSet holds distinct 64-bit fingerprints. Attempt ids are only
-// ever counted, never printed, so the audit keeps a hash of each instead of
-// its bytes, seeded at random for each run (Auditor.Hash): two ids of one
-// operation would have to collide in 64 bits to be miscounted, and no
-// ledger can be made to. A fingerprint of 0 is kept as 1, so that 0 can
-// mark an empty set: one more such collision, as unlikely as any other.
-type fingerprintSet struct {
-	first halves // 0 when the set is empty
-	more  int32  // 1 + index of the first node after it; 0 if none
-}
-
 // node is a value of a set after its first.
 type node struct {
 	value halves
@@ -132,10 +121,9 @@ type node struct {
 
 // bigSet indexes the values of a set past indexAfter of them.
 type bigSet struct {
-	strings      map[string]sref
-	fingerprints map[uint64]struct{}
-	tail         int32 // the last node
-	n            int   // values after the first
+	strings map[string]sref
+	tail    int32 // the last node
+	n       int   // values after the first
 }
 
 // store holds an Auditor's strings and the overflow of its sets.
@@ -143,6 +131,7 @@ type store struct {
 	arena
 	nodes blocks[node]      // node i+1 is nodes.at(i): 0 is no node
 	big   map[int32]*bigSet // by the set's first node
+	attempts
 }
 
 func (st *store) node(i int32) *node { return st.nodes.at(int(i - 1)) }
@@ -158,20 +147,11 @@ func (st *store) link(tail int32, v uint64) int32 {
 }
 
 // indexSet makes the set whose first node is head a bigSet.
-func (st *store) indexSet(head, tail int32, n int, strs bool) {
-	b := &bigSet{tail: tail, n: n}
-	if strs {
-		b.strings = make(map[string]sref, 2*n)
-	} else {
-		b.fingerprints = make(map[uint64]struct{}, 2*n)
-	}
+func (st *store) indexSet(head, tail int32, n int) {
+	b := &bigSet{tail: tail, n: n, strings: make(map[string]sref, 2*n)}
 	for i := head; i != 0; i = st.node(i).next {
-		v := st.node(i).value.value()
-		if strs {
-			b.strings[st.str(sref(v))] = sref(v)
-		} else {
-			b.fingerprints[v] = struct{}{}
-		}
+		v := sref(st.node(i).value.value())
+		b.strings[st.str(v)] = v
 	}
 	if st.big == nil {
 		st.big = map[int32]*bigSet{}
@@ -231,7 +211,7 @@ func (st *store) insert(s *stringSet, v string, r sref) (sref, bool) {
 	}
 	tail = st.link(tail, uint64(store()))
 	if n+1 > indexAfter {
-		st.indexSet(s.more, tail, n+1, true)
+		st.indexSet(s.more, tail, n+1)
 	}
 	return r, true
 }
@@ -273,45 +253,6 @@ func (st *store) appendTo(dst []string, s stringSet) []string {
 	st.each(s, func(r sref) { dst = append(dst, st.str(r)) })
 	return dst
 }
-
-// addFingerprint inserts h into s and reports whether it was new.
-func (st *store) addFingerprint(s *fingerprintSet, h uint64) bool {
-	h = max(h, 1)
-	switch {
-	case s.first == halves{}:
-		s.first = split(h)
-		return true
-	case s.first.value() == h:
-		return false
-	case s.more == 0:
-		s.more = st.link(0, h)
-		return true
-	}
-	if b := st.big[s.more]; b != nil {
-		if _, ok := b.fingerprints[h]; ok {
-			return false
-		}
-		b.fingerprints[h] = struct{}{}
-		b.tail = st.link(b.tail, h)
-		b.n++
-		return true
-	}
-	n, tail := 0, int32(0)
-	for i := s.more; i != 0; i = st.node(i).next {
-		if st.node(i).value.value() == h {
-			return false
-		}
-		n, tail = n+1, i
-	}
-	tail = st.link(tail, h)
-	if n+1 > indexAfter {
-		st.indexSet(s.more, tail, n+1, false)
-	}
-	return true
-}
-
-// countFingerprints returns how many fingerprints s holds.
-func (st *store) countFingerprints(s fingerprintSet) int { return st.count(s.first, s.more) }
 
 // distinct appends values to a list only once each; past indexAfter values
 // it looks them up in a map rather than scan the list.

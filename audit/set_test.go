@@ -93,22 +93,44 @@ func TestAddRefSharesBytes(t *testing.T) {
 	}
 }
 
-func TestFingerprintSetsAgainstModel(t *testing.T) {
+// TestAttemptSetsAgainstModel adds fingerprints to sets of every size,
+// past indexAfter included, and checks that each set holds its distinct
+// fingerprints in order, and that what is written to an attempt found
+// again is what was written to it when it was added.
+func TestAttemptSetsAgainstModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	var st store
-	sets := make([]fingerprintSet, 6)
+	sets := make([]attemptSet, 6)
 	models := make([]model, len(sets))
 	for range 5000 {
 		i := rng.IntN(len(sets))
 		h := 1 + rng.Uint64N(3<<(2*i)) // 0 is kept as 1
-		if got, want := st.addFingerprint(&sets[i], h), models[i].add(fmt.Sprint(h)); got != want {
-			t.Fatalf("addFingerprint(%d) to set %d = %v, want %v", h, i, got, want)
+		at, added := st.findAttempt(&sets[i], h)
+		if want := models[i].add(fmt.Sprint(h)); added != want {
+			t.Fatalf("findAttempt(%d) in set %d added %v, want %v", h, i, added, want)
+		}
+		if got := at.id.value(); got != h {
+			t.Fatalf("findAttempt(%d) in set %d found attempt %d", h, i, got)
+		}
+		if added {
+			at.result = uint32(h) // a mark to find again
+		} else if at.result != uint32(h) {
+			t.Fatalf("attempt %d of set %d lost its mark: %d", h, i, at.result)
 		}
 	}
 	for i := range sets {
-		if got, want := st.countFingerprints(sets[i]), len(models[i].values); got != want {
-			t.Errorf("set %d holds %d fingerprints, want %d", i, got, want)
+		if got, want := st.countAttempts(sets[i]), len(models[i].values); got != want {
+			t.Errorf("set %d holds %d attempts, want %d", i, got, want)
 		}
+		var got []string
+		st.eachAttempt(&sets[i], func(at *attempt) { got = append(got, fmt.Sprint(at.id.value())) })
+		if diff := cmp.Diff(models[i].values, got); diff != "" {
+			t.Errorf("set %d's attempts (-want +got):\n%s", i, diff)
+		}
+	}
+	var empty attemptSet
+	if at, added := st.findAttempt(&empty, 0); !added || at.id.value() != 1 {
+		t.Errorf("fingerprint 0 was kept as %d (added %v), want 1", at.id.value(), added)
 	}
 }
 
@@ -174,12 +196,12 @@ func TestTableFindsEveryKey(t *testing.T) {
 // pointers (so the garbage collector never scans them), and an operation
 // stays within its budget of bytes.
 func TestStateHoldsNoPointers(t *testing.T) {
-	for _, v := range []any{operation{}, binding{}, node{}} {
+	for _, v := range []any{operation{}, binding{}, node{}, attemptNode{}} {
 		if path, ok := pointerIn(reflect.TypeOf(v), ""); ok {
 			t.Errorf("%T holds a pointer at %s", v, path)
 		}
 	}
-	const budget = 152
+	const budget = 160
 	if size := unsafe.Sizeof(operation{}); size > budget {
 		t.Errorf("an operation takes %d bytes, over its budget of %d", size, budget)
 	}

@@ -2,9 +2,9 @@ package audit
 
 import "math"
 
-// An operation keeps nine instants (see tFirstSeen and the rest) and, for
-// each key pair, the span of the attempts made under it: most of its
-// memory, at 8 bytes an instant. Traces stamp records to the millisecond or
+// An operation keeps nine instants (see tFirstSeen and the rest), for each
+// key pair the span of the attempts made under it, and for each attempt
+// when it was first observed: most of its memory, at 8 bytes an instant. Traces stamp records to the millisecond or
 // coarser, and an operation's records lie within days of each other, so an
 // operation keeps each instant as a signed count of milliseconds from its
 // first one: 4 bytes. An operation with an instant that is not a whole
@@ -23,14 +23,16 @@ const noDelta = delta(math.MinInt32)
 
 // wideTimes are the instants of a wide operation.
 type wideTimes struct {
-	times [nTimes]stamp
-	pairs map[int32][2]stamp // by binding: the first and last attempt
+	times    [nTimes]stamp
+	pairs    map[int32][2]stamp // by binding: the first and last attempt
+	attempts map[uint64]stamp   // by fingerprint: when each was first observed
 }
 
 // farTimes are the instants of a far operation.
 type farTimes struct {
-	times [nTimes]Instant
-	pairs map[int32][2]Instant // by binding: the first and last attempt
+	times    [nTimes]Instant
+	pairs    map[int32][2]Instant // by binding: the first and last attempt
+	attempts map[uint64]Instant   // by fingerprint: when each was first observed
 }
 
 // noInstant marks an instant never observed; no date-time parses to it.
@@ -151,6 +153,66 @@ func (a *Auditor) trackPair(op *operation, p *opPair, m moment) {
 	w.pairs[p.bind] = [2]stamp{fold(span[0], m.s, noStamp, true), fold(span[1], m.s, noStamp, false)}
 }
 
+// trackAttempt folds m into when attempt at of op was first observed, and
+// reports whether m is that time now.
+func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) bool {
+	if m.s == noStamp && !op.is(far) {
+		a.goFar(op)
+	}
+	switch {
+	case op.is(far):
+		f, fp := a.far[op.id], at.id.value()
+		if cur, ok := f.attempts[fp]; ok && !m.at.Before(cur) {
+			return false
+		}
+		f.attempts[fp] = m.at
+		return true
+	case !op.is(wide):
+		if d, ok := op.deltaOf(m.s); ok {
+			if at.at != noDelta && d >= at.at {
+				return false
+			}
+			at.at = d
+			return true
+		}
+		a.widen(op)
+	}
+	w, fp := a.wide[op.id], at.id.value()
+	if cur, ok := w.attempts[fp]; ok && m.s >= cur {
+		return false
+	}
+	w.attempts[fp] = m.s
+	return true
+}
+
+// attemptTime returns when attempt at of op was first observed, or
+// noInstant.
+func (a *Auditor) attemptTime(op *operation, at *attempt) Instant {
+	switch {
+	case op.is(far):
+		if t, ok := a.far[op.id].attempts[at.id.value()]; ok {
+			return t
+		}
+		return noInstant
+	case op.is(wide):
+		if s, ok := a.wide[op.id].attempts[at.id.value()]; ok {
+			return s.instant()
+		}
+		return noInstant
+	}
+	return op.instantOf(at.at)
+}
+
+// lastAttemptStart returns the latest time at which one of op's attempts
+// was first observed, or noInstant.
+func (a *Auditor) lastAttemptStart(op *operation) Instant {
+	latest := a.time(op, tLastAnonAttempt)
+	a.st.eachAttempt(&op.attempts, func(at *attempt) {
+		latest = foldInstant(latest, a.attemptTime(op, at), false)
+	})
+	return latest
+}
+
 // pairSpan returns the first and last attempt under op's key pair p, or
 // noInstant for both.
 func (a *Auditor) pairSpan(op *operation, p *opPair) (first, last Instant) {
@@ -171,10 +233,15 @@ func (a *Auditor) pairSpan(op *operation, p *opPair) (first, last Instant) {
 
 // widen moves op's instants to the side table of stamps.
 func (a *Auditor) widen(op *operation) {
-	w := &wideTimes{pairs: map[int32][2]stamp{}}
+	w := &wideTimes{pairs: map[int32][2]stamp{}, attempts: map[uint64]stamp{}}
 	for t := range op.times {
 		w.times[t] = op.stampOf(op.times[t])
 	}
+	a.st.eachAttempt(&op.attempts, func(at *attempt) {
+		if at.at != noDelta {
+			w.attempts[at.id.value()] = op.stampOf(at.at)
+		}
+	})
 	a.eachPair(op, func(p *opPair) {
 		if p.first != noDelta {
 			w.pairs[p.bind] = [2]stamp{op.stampOf(p.first), op.stampOf(p.last)}
@@ -190,10 +257,15 @@ func (a *Auditor) widen(op *operation) {
 // goFar moves op's instants, compact or wide, to the side table of
 // Instants.
 func (a *Auditor) goFar(op *operation) {
-	f := &farTimes{pairs: map[int32][2]Instant{}}
+	f := &farTimes{pairs: map[int32][2]Instant{}, attempts: map[uint64]Instant{}}
 	for t := range f.times {
 		f.times[t] = a.time(op, t)
 	}
+	a.st.eachAttempt(&op.attempts, func(at *attempt) {
+		if t := a.attemptTime(op, at); t != noInstant {
+			f.attempts[at.id.value()] = t
+		}
+	})
 	a.eachPair(op, func(p *opPair) {
 		if first, last := a.pairSpan(op, p); first != noInstant {
 			f.pairs[p.bind] = [2]Instant{first, last}
