@@ -3,7 +3,7 @@ package audit
 // An operation's attempts are kept one by one, each as a fingerprint of its
 // attemptId with what the rules need to know of it whatever order its
 // records come in: when it was first observed (its earliest timed record)
-// and the first result it reported. Attempt ids are only ever counted,
+// and the results it reported. Attempt ids are only ever counted,
 // never printed, so the audit keeps a hash of each instead of its bytes,
 // seeded at random for each run (Auditor.Hash): two ids of one operation
 // would have to collide in 64 bits to be miscounted, and no ledger can be
@@ -13,8 +13,8 @@ package audit
 // attempt is one distinct attempt of an operation.
 type attempt struct {
 	id     halves // its fingerprint; 0 when the set is empty
-	at     delta  // its earliest observedAt (see times.go); noDelta if none
-	result uint32 // 1 + the code of the first result it reported; 0 if none
+	at     delta  // its earliest observedAt (see times.go), or where a wide or far operation keeps it; noDelta if none
+	result uint32 // bit c: it reported the result of code c, for c < 32 (see firstReport)
 }
 
 // attemptSet holds an operation's distinct attempts, the first inline and

@@ -46,7 +46,7 @@ type Auditor struct {
 	totaled  []uint64               // bitmap by binding: which have totals
 	notes    arena                  // text Merge works out: pairTotal.listed
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
-	reported map[attemptResult]bool // results attempts reported after their first; see firstReport
+	reported map[attemptResult]bool // results of code 32 or more attempts reported; see firstReport
 	wide     map[sref]*wideTimes    // by operation id; see times.go
 	far      map[sref]*farTimes     // likewise
 
@@ -515,7 +515,7 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 	}
 }
 
-// attemptResult is a result an attempt reported, past the first.
+// attemptResult is a result of code 32 or more that an attempt reported.
 type attemptResult struct {
 	op          sref
 	fingerprint uint64
@@ -527,12 +527,13 @@ type attemptResult struct {
 // report, whatever their order: one exported at its start without a result
 // and at its end with one counts under that result.
 func (a *Auditor) firstReport(op *operation, at *attempt, code uint32) bool {
-	switch at.result {
-	case 0:
-		at.result = code + 1
+	if code < 32 {
+		bit := uint32(1) << code
+		if at.result&bit != 0 {
+			return false
+		}
+		at.result |= bit
 		return true
-	case code + 1:
-		return false
 	}
 	k := attemptResult{op: op.id, fingerprint: at.id.value(), code: code}
 	if a.reported[k] {

@@ -148,3 +148,35 @@ func listRecords(recs []Record) string {
 	}
 	return s
 }
+
+// TestResultsPastTheBitmask checks results counted past the codes an
+// attempt keeps as bits: each attempt counts once under each result it
+// reported, in any order.
+func TestResultsPastTheBitmask(t *testing.T) {
+	var recs []Record
+	want := map[string]int{}
+	for i := range 40 {
+		result := fmt.Sprintf("http_%d", 500+i)
+		for range 2 {
+			recs = append(recs, Record{Type: Attempt, OperationID: "o", AttemptID: "a1", Result: result})
+		}
+		want[result]++
+		if i%3 == 0 {
+			recs = append(recs, Record{Type: Attempt, OperationID: "o", AttemptID: "a2", Result: result})
+			want[result]++
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 5 {
+		if round > 0 {
+			rng.Shuffle(len(recs), func(i, j int) { recs[i], recs[j] = recs[j], recs[i] })
+		}
+		got := factsOf(auditInOrder(recs, 1))["o"]
+		if diff := cmp.Diff(want, got.Results); diff != "" {
+			t.Errorf("round %d: results (-want +got):\n%s", round, diff)
+		}
+		if got.Attempts != 2 {
+			t.Errorf("round %d: %d attempts, want 2", round, got.Attempts)
+		}
+	}
+}

@@ -25,14 +25,14 @@ const noDelta = delta(math.MinInt32)
 type wideTimes struct {
 	times    [nTimes]stamp
 	pairs    map[int32][2]stamp // by binding: the first and last attempt
-	attempts map[uint64]stamp   // by fingerprint: when each was first observed
+	attempts []stamp            // when each attempt was first observed, by attempt.at
 }
 
 // farTimes are the instants of a far operation.
 type farTimes struct {
 	times    [nTimes]Instant
 	pairs    map[int32][2]Instant // by binding: the first and last attempt
-	attempts map[uint64]Instant   // by fingerprint: when each was first observed
+	attempts []Instant            // when each attempt was first observed, by attempt.at
 }
 
 // noInstant marks an instant never observed; no date-time parses to it.
@@ -161,11 +161,16 @@ func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) bool {
 	}
 	switch {
 	case op.is(far):
-		f, fp := a.far[op.id], at.id.value()
-		if cur, ok := f.attempts[fp]; ok && !m.at.Before(cur) {
+		f := a.far[op.id]
+		if at.at != noDelta && !m.at.Before(f.attempts[at.at]) {
 			return false
 		}
-		f.attempts[fp] = m.at
+		if at.at == noDelta {
+			at.at = delta(len(f.attempts))
+			f.attempts = append(f.attempts, m.at)
+		} else {
+			f.attempts[at.at] = m.at
+		}
 		return true
 	case !op.is(wide):
 		if d, ok := op.deltaOf(m.s); ok {
@@ -177,11 +182,16 @@ func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) bool {
 		}
 		a.widen(op)
 	}
-	w, fp := a.wide[op.id], at.id.value()
-	if cur, ok := w.attempts[fp]; ok && m.s >= cur {
+	w := a.wide[op.id]
+	if at.at != noDelta && m.s >= w.attempts[at.at] {
 		return false
 	}
-	w.attempts[fp] = m.s
+	if at.at == noDelta {
+		at.at = delta(len(w.attempts))
+		w.attempts = append(w.attempts, m.s)
+	} else {
+		w.attempts[at.at] = m.s
+	}
 	return true
 }
 
@@ -189,16 +199,12 @@ func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) bool {
 // noInstant.
 func (a *Auditor) attemptTime(op *operation, at *attempt) Instant {
 	switch {
+	case at.at == noDelta:
+		return noInstant
 	case op.is(far):
-		if t, ok := a.far[op.id].attempts[at.id.value()]; ok {
-			return t
-		}
-		return noInstant
+		return a.far[op.id].attempts[at.at]
 	case op.is(wide):
-		if s, ok := a.wide[op.id].attempts[at.id.value()]; ok {
-			return s.instant()
-		}
-		return noInstant
+		return a.wide[op.id].attempts[at.at].instant()
 	}
 	return op.instantOf(at.at)
 }
@@ -233,13 +239,14 @@ func (a *Auditor) pairSpan(op *operation, p *opPair) (first, last Instant) {
 
 // widen moves op's instants to the side table of stamps.
 func (a *Auditor) widen(op *operation) {
-	w := &wideTimes{pairs: map[int32][2]stamp{}, attempts: map[uint64]stamp{}}
+	w := &wideTimes{pairs: map[int32][2]stamp{}}
 	for t := range op.times {
 		w.times[t] = op.stampOf(op.times[t])
 	}
 	a.st.eachAttempt(&op.attempts, func(at *attempt) {
 		if at.at != noDelta {
-			w.attempts[at.id.value()] = op.stampOf(at.at)
+			w.attempts = append(w.attempts, op.stampOf(at.at))
+			at.at = delta(len(w.attempts) - 1)
 		}
 	})
 	a.eachPair(op, func(p *opPair) {
@@ -257,13 +264,14 @@ func (a *Auditor) widen(op *operation) {
 // goFar moves op's instants, compact or wide, to the side table of
 // Instants.
 func (a *Auditor) goFar(op *operation) {
-	f := &farTimes{pairs: map[int32][2]Instant{}, attempts: map[uint64]Instant{}}
+	f := &farTimes{pairs: map[int32][2]Instant{}}
 	for t := range f.times {
 		f.times[t] = a.time(op, t)
 	}
 	a.st.eachAttempt(&op.attempts, func(at *attempt) {
 		if t := a.attemptTime(op, at); t != noInstant {
-			f.attempts[at.id.value()] = t
+			f.attempts = append(f.attempts, t)
+			at.at = delta(len(f.attempts) - 1)
 		}
 	})
 	a.eachPair(op, func(p *opPair) {
