@@ -14,8 +14,13 @@ package audit
 type attempt struct {
 	id     halves // its fingerprint; 0 when the set is empty
 	at     delta  // its earliest observedAt (see times.go), or where a wide or far operation keeps it; noDelta if none
-	result uint32 // bit c: it reported the result of code c, for c < 32 (see firstReport)
+	result uint32 // bit c: it reported the result of code c < resultBits (see firstReport); and keyed
 }
+
+const (
+	resultBits = 31              // result codes an attempt keeps as bits
+	keyed      = 1 << resultBits // in attempt.result: a record of it carries a key pair
+)
 
 // attemptSet holds an operation's distinct attempts, the first inline and
 // the rest in a chain of nodes, in order of first appearance.
@@ -130,4 +135,87 @@ func (s *attempts) eachAttempt(set *attemptSet, fn func(at *attempt)) {
 	for i := set.more; i != 0; i = s.attemptNode(i).next {
 		fn(&s.attemptNode(i).attempt)
 	}
+}
+
+// A key pair's retention is measured over the attempts made under it, each
+// at the time it was first observed, so that a re-exported attempt with a
+// later observedAt is no retry, in whatever order the records come. An
+// attempt made under a pair is one with a record that carries it. Most
+// operations carry one pair, so an attempt is marked keyed and no more; an
+// operation of two pairs or more lists, aside, the pairs each of its
+// attempts carried.
+
+// attemptPair says that attempt fingerprint of operation op carried the
+// key pair of binding bind.
+type attemptPair struct {
+	op          sref
+	fingerprint uint64
+	bind        int32
+}
+
+// keyAttempt records that attempt at of op carried the key pair of binding
+// bind.
+func (a *Auditor) keyAttempt(op *operation, at *attempt, bind int32) {
+	at.result |= keyed
+	if len(a.pairsAfterFirst(op)) > 0 {
+		a.listPair(attemptPair{op: op.id, fingerprint: at.id.value(), bind: bind})
+	}
+}
+
+func (a *Auditor) listPair(p attemptPair) {
+	if a.pairedIn[p] {
+		return
+	}
+	if a.pairedIn == nil {
+		a.pairedIn, a.paired = map[attemptPair]bool{}, map[sref][]attemptPair{}
+	}
+	a.pairedIn[p] = true
+	a.paired[p.op] = append(a.paired[p.op], p)
+}
+
+// pairAttempts lists the pair each keyed attempt of op carried, as op
+// takes its second pair: until then they could only carry its first.
+func (a *Auditor) pairAttempts(op *operation) {
+	a.st.eachAttempt(&op.attempts, func(at *attempt) {
+		if at.result&keyed != 0 {
+			a.listPair(attemptPair{op: op.id, fingerprint: at.id.value(), bind: op.pair.bind})
+		}
+	})
+}
+
+// eachPairSpan calls fn for every key pair of op, in first-seen order, with
+// the span of the attempts made under it, or noInstant for both ends.
+func (a *Auditor) eachPairSpan(op *operation, fn func(p *opPair, first, last Instant)) {
+	if op.pair.bind < 0 {
+		return
+	}
+	widen := func(span *[2]Instant, t Instant) {
+		if t != noInstant {
+			span[0], span[1] = foldInstant(span[0], t, true), foldInstant(span[1], t, false)
+		}
+	}
+	more := a.pairsAfterFirst(op)
+	if len(more) == 0 {
+		// Every keyed attempt carried the one pair.
+		var span [2]Instant
+		span[0], span[1] = a.pairSpan(op, &op.pair) // attempts without ids
+		a.st.eachAttempt(&op.attempts, func(at *attempt) {
+			if at.result&keyed != 0 {
+				widen(&span, a.attemptTime(op, at))
+			}
+		})
+		fn(&op.pair, span[0], span[1])
+		return
+	}
+	spans := make(map[int32]*[2]Instant, 1+len(more))
+	a.eachPair(op, func(p *opPair) {
+		first, last := a.pairSpan(op, p)
+		spans[p.bind] = &[2]Instant{first, last}
+	})
+	times := map[uint64]Instant{}
+	a.st.eachAttempt(&op.attempts, func(at *attempt) { times[at.id.value()] = a.attemptTime(op, at) })
+	for _, p := range a.paired[op.id] {
+		widen(spans[p.bind], times[p.fingerprint])
+	}
+	a.eachPair(op, func(p *opPair) { fn(p, spans[p.bind][0], spans[p.bind][1]) })
 }

@@ -46,7 +46,9 @@ type Auditor struct {
 	totaled  []uint64               // bitmap by binding: which have totals
 	notes    arena                  // text Merge works out: pairTotal.listed
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
-	reported map[attemptResult]bool // results of code 32 or more attempts reported; see firstReport
+	reported map[attemptResult]bool // results past resultBits that attempts reported; see firstReport
+	paired   map[sref][]attemptPair // by operation id, for those of two key pairs or more; see keyAttempt
+	pairedIn map[attemptPair]bool   // what paired lists
 	wide     map[sref]*wideTimes    // by operation id; see times.go
 	far      map[sref]*farTimes     // likewise
 
@@ -482,6 +484,9 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 		if hash == 0 {
 			a.addUnhashed(op, r.Pos)
 		}
+		if at != nil {
+			a.keyAttempt(op, at, pair.bind)
+		}
 	}
 	code, hasResult := uint32(0), r.Result != ""
 	if hasResult {
@@ -502,20 +507,20 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 	if hasResult && a.results[code].final {
 		a.track(op, tFirstFinal, when, true)
 	}
-	first := true
-	if at == nil {
-		a.track(op, tLastAnonAttempt, when, false)
-	} else {
-		first = a.trackAttempt(op, at, when)
+	if at != nil {
+		a.trackAttempt(op, at, when)
+		return
 	}
-	// A key pair's span runs over when its attempts were first observed:
-	// a re-exported attempt, with a later observedAt, is not a retry.
-	if first && pair != nil {
+	// An attempt record without attemptId is an attempt of its own, at its
+	// time; pairSpans adds the attempts with ids.
+	a.track(op, tLastAnonAttempt, when, false)
+	if pair != nil {
 		a.trackPair(op, pair, when)
 	}
 }
 
-// attemptResult is a result of code 32 or more that an attempt reported.
+// attemptResult is a result of code resultBits or more that an attempt
+// reported.
 type attemptResult struct {
 	op          sref
 	fingerprint uint64
@@ -527,7 +532,7 @@ type attemptResult struct {
 // report, whatever their order: one exported at its start without a result
 // and at its end with one counts under that result.
 func (a *Auditor) firstReport(op *operation, at *attempt, code uint32) bool {
-	if code < 32 {
+	if code < resultBits {
 		bit := uint32(1) << code
 		if at.result&bit != 0 {
 			return false
@@ -581,6 +586,9 @@ func (a *Auditor) bind(op *operation, scope, key string, th uint32, h sref) *opP
 				}
 			}
 			p = &m.pairs[len(m.pairs)-1]
+			if len(m.pairs) == 1 {
+				a.pairAttempts(op)
+			}
 		}
 	}
 	return p

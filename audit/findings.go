@@ -169,8 +169,7 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 	retryAfter(fRetryAfterSuccess, tFirstSuccess, "the success")
 	retryAfter(fRetryAfterFinal, tFirstFinal, "a final result")
 	if a.policy != nil {
-		a.eachPair(op, func(p *opPair) {
-			first, last := a.pairSpan(op, p)
+		a.eachPairSpan(op, func(p *opPair, first, last Instant) {
 			if f.set.has(fRetryPastRetention) || first == noInstant || last == first {
 				return
 			}

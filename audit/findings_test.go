@@ -252,6 +252,50 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{"o": {"retry-past-retention"}}, // but no retry-after-success
 		},
 		{
+			name: "no retry-past-retention: one attempt re-exported days later",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "2026-01-01T10:00:00Z"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "2026-01-03T10:00:00Z"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "no retry-past-retention: an attempt dated by its earliest record, which comes last",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2026-01-03T10:00:00Z"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "2026-01-01T10:00:00Z"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h", when: "2026-01-01T11:00:00Z"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "retry-past-retention: an attempt under a second key is dated by its earliest record",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "x", key: "k1", hash: "h", when: "2026-01-01T00:00:00Z"},
+				{typ: A, op: "o", attempt: "x", key: "k2", hash: "h", when: "2026-01-01T02:00:00Z"},
+				{typ: A, op: "o", attempt: "y", key: "k2", hash: "h", when: "2026-01-02T01:00:00Z"},
+			},
+			want: map[string][]string{"o": {"key-churn", "retry-past-retention"}},
+		},
+		{
+			name: "retry-past-retention: the same, in reverse order",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "y", key: "k2", hash: "h", when: "2026-01-02T01:00:00Z"},
+				{typ: A, op: "o", attempt: "x", key: "k2", hash: "h", when: "2026-01-01T02:00:00Z"},
+				{typ: A, op: "o", attempt: "x", key: "k1", hash: "h", when: "2026-01-01T00:00:00Z"},
+			},
+			want: map[string][]string{"o": {"key-churn", "retry-past-retention"}},
+		},
+		{
+			name: "no retry-past-retention: an attempt under a second key that it carried first",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "x", key: "k1", hash: "h", when: "2026-01-01T00:00:00Z"},
+				{typ: A, op: "o", attempt: "y", key: "k2", hash: "h", when: "2026-01-02T01:00:00Z"},
+				{typ: A, op: "o", attempt: "x", when: "2026-01-01T02:00:00Z"},
+			},
+			want: map[string][]string{"o": {"key-churn", "missing-key"}},
+		},
+		{
 			name: "retry-past-retention over centuries does not overflow",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", when: "1700-01-01T00:00:00Z"},

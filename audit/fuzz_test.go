@@ -67,7 +67,7 @@ func FuzzAudit(f *testing.F) {
 		if lines != blank+len(recs)+invalid {
 			t.Fatalf("lines %d != blank %d + records %d + invalid %d", lines, blank, len(recs), invalid)
 		}
-		a := New(nil)
+		a := New(testPolicy{})
 		for i := range recs {
 			a.Add(&recs[i])
 		}
@@ -89,7 +89,7 @@ func FuzzAudit(f *testing.F) {
 		shuffled := append([]Record(nil), recs...)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		split := rng.IntN(len(shuffled) + 1)
-		b := New(nil)
+		b := New(testPolicy{})
 		for i := range shuffled {
 			if i >= split {
 				shuffled[i].Pos.Input = 1 // the rest comes from a second input

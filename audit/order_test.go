@@ -10,14 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// finalOnly makes invalid_arguments final and keys never expire: the
-// policy of the order tests, whose retention spans are not free of order
-// (see the README).
-type finalOnly struct{}
-
-func (finalOnly) IsFinal(result string) bool           { return result == "invalid_arguments" }
-func (finalOnly) Retention(scope string) time.Duration { return 0 }
-
 // opFacts is what the report says of an operation, less what names input
 // positions or follows the input's order: the reason and finding messages
 // (which name lines and list results as first seen) and the order of
@@ -66,7 +58,7 @@ func randomLedger(rng *rand.Rand, n int) []Record {
 		r := Record{
 			Type: Attempt, OperationID: pick("o1", "o2", "o3", "o4", "o5"),
 			AttemptID: pick("", "a1", "a2", "a3", "a3"), IdempotencyKey: pick("", "k1", "k1", "k2"),
-			Scope: pick("", "", "s"), PayloadHash: pick("", "h1", "h1", "h1", "h2"),
+			Scope: pick("", "", "short"), PayloadHash: pick("", "h1", "h1", "h1", "h2"),
 			Result: pick("", "success", "timeout", "timeout", "invalid_arguments"),
 		}
 		if rng.IntN(4) == 0 {
@@ -77,7 +69,7 @@ func randomLedger(rng *rand.Rand, n int) []Record {
 			}
 		}
 		if rng.IntN(8) != 0 {
-			t := base.Add(time.Duration(rng.IntN(20)) * time.Minute)
+			t := base.Add(time.Duration(rng.IntN(20)) * 10 * time.Minute) // past the 2 hours of scope "short"
 			switch rng.IntN(30) {
 			case 0:
 				t = t.Add(time.Nanosecond)
@@ -121,12 +113,12 @@ func TestShuffledInputGivesTheSameReport(t *testing.T) {
 	}
 }
 
-// auditInOrder audits recs in order with the finalOnly policy, each
+// auditInOrder audits recs in order with testPolicy, each
 // operation in one of shards Auditors.
 func auditInOrder(recs []Record, shards int) *Report {
 	parts := make([]*Auditor, shards)
 	for i := range parts {
-		parts[i] = New(finalOnly{})
+		parts[i] = New(testPolicy{})
 	}
 	for i := range recs {
 		id := recs[i].OperationID

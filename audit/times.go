@@ -153,46 +153,37 @@ func (a *Auditor) trackPair(op *operation, p *opPair, m moment) {
 	w.pairs[p.bind] = [2]stamp{fold(span[0], m.s, noStamp, true), fold(span[1], m.s, noStamp, false)}
 }
 
-// trackAttempt folds m into when attempt at of op was first observed, and
-// reports whether m is that time now.
-func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) bool {
+// trackAttempt folds m into when attempt at of op was first observed.
+func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) {
 	if m.s == noStamp && !op.is(far) {
 		a.goFar(op)
 	}
 	switch {
 	case op.is(far):
 		f := a.far[op.id]
-		if at.at != noDelta && !m.at.Before(f.attempts[at.at]) {
-			return false
-		}
-		if at.at == noDelta {
+		switch {
+		case at.at == noDelta:
 			at.at = delta(len(f.attempts))
 			f.attempts = append(f.attempts, m.at)
-		} else {
+		case m.at.Before(f.attempts[at.at]):
 			f.attempts[at.at] = m.at
 		}
-		return true
+		return
 	case !op.is(wide):
 		if d, ok := op.deltaOf(m.s); ok {
-			if at.at != noDelta && d >= at.at {
-				return false
-			}
-			at.at = d
-			return true
+			at.at = fold(at.at, d, noDelta, true)
+			return
 		}
 		a.widen(op)
 	}
 	w := a.wide[op.id]
-	if at.at != noDelta && m.s >= w.attempts[at.at] {
-		return false
-	}
-	if at.at == noDelta {
+	switch {
+	case at.at == noDelta:
 		at.at = delta(len(w.attempts))
 		w.attempts = append(w.attempts, m.s)
-	} else {
+	case m.s < w.attempts[at.at]:
 		w.attempts[at.at] = m.s
 	}
-	return true
 }
 
 // attemptTime returns when attempt at of op was first observed, or
