@@ -1,5 +1,7 @@
 package audit
 
+import "slices"
+
 // An operation's attempts are kept one by one, each as a fingerprint of its
 // attemptId with what the rules need to know of it whatever order its
 // records come in: when it was first observed (its earliest timed record)
@@ -142,13 +144,12 @@ func (s *attempts) eachAttempt(set *attemptSet, fn func(at *attempt)) {
 // later observedAt is no retry, in whatever order the records come. An
 // attempt made under a pair is one with a record that carries it. Most
 // operations carry one pair, so an attempt is marked keyed and no more; an
-// operation of two pairs or more lists, aside, the pairs each of its
+// operation of two pairs or more lists in its extra the pairs each of its
 // attempts carried.
 
-// attemptPair says that attempt fingerprint of operation op carried the
-// key pair of binding bind.
+// attemptPair says that the attempt of a fingerprint carried the key pair
+// of a binding.
 type attemptPair struct {
-	op          sref
 	fingerprint uint64
 	bind        int32
 }
@@ -158,29 +159,59 @@ type attemptPair struct {
 func (a *Auditor) keyAttempt(op *operation, at *attempt, bind int32) {
 	at.result |= keyed
 	if len(a.pairsAfterFirst(op)) > 0 {
-		a.listPair(attemptPair{op: op.id, fingerprint: at.id.value(), bind: bind})
+		a.extra(op).listPair(attemptPair{fingerprint: at.id.value(), bind: bind})
 	}
 }
 
-func (a *Auditor) listPair(p attemptPair) {
-	if a.pairedIn[p] {
-		return
+// listPair adds p to x's attempt pairs unless it is there; past indexAfter
+// of them it looks them up in a map rather than scan the list.
+func (x *extra) listPair(p attemptPair) {
+	if x.attemptPairIndex != nil {
+		if _, ok := x.attemptPairIndex[p]; ok {
+			return
+		}
+		x.attemptPairIndex[p] = struct{}{}
+	} else {
+		if slices.Contains(x.attemptPairs, p) {
+			return
+		}
+		if len(x.attemptPairs) == indexAfter {
+			x.attemptPairIndex = make(map[attemptPair]struct{}, 2*indexAfter)
+			for _, it := range x.attemptPairs {
+				x.attemptPairIndex[it] = struct{}{}
+			}
+			x.attemptPairIndex[p] = struct{}{}
+		}
 	}
-	if a.pairedIn == nil {
-		a.pairedIn, a.paired = map[attemptPair]bool{}, map[sref][]attemptPair{}
-	}
-	a.pairedIn[p] = true
-	a.paired[p.op] = append(a.paired[p.op], p)
+	x.attemptPairs = append(x.attemptPairs, p)
 }
 
 // pairAttempts lists the pair each keyed attempt of op carried, as op
 // takes its second pair: until then they could only carry its first.
 func (a *Auditor) pairAttempts(op *operation) {
+	x := a.extra(op)
 	a.st.eachAttempt(&op.attempts, func(at *attempt) {
 		if at.result&keyed != 0 {
-			a.listPair(attemptPair{op: op.id, fingerprint: at.id.value(), bind: op.pair.bind})
+			x.listPair(attemptPair{fingerprint: at.id.value(), bind: op.pair.bind})
 		}
 	})
+}
+
+// mayOutlast reports whether the attempts under one of op's key pairs may
+// span longer than its retention: only if op's records do. Few operations
+// span hours, so this spares most of them eachPairSpan.
+func (a *Auditor) mayOutlast(op *operation) bool {
+	first, last := a.time(op, tFirstSeen), a.time(op, tLastSeen)
+	if first == noInstant || first == last {
+		return false
+	}
+	may := false
+	a.eachPair(op, func(p *opPair) {
+		if keep := a.policy.Retention(a.scope(a.pairAt(p.bind))); keep > 0 && last.Beyond(first, keep) {
+			may = true
+		}
+	})
+	return may
 }
 
 // eachPairSpan calls fn for every key pair of op, in first-seen order, with
@@ -194,8 +225,7 @@ func (a *Auditor) eachPairSpan(op *operation, fn func(p *opPair, first, last Ins
 			span[0], span[1] = foldInstant(span[0], t, true), foldInstant(span[1], t, false)
 		}
 	}
-	more := a.pairsAfterFirst(op)
-	if len(more) == 0 {
+	if op.extra == 0 || len(a.pairsAfterFirst(op)) == 0 {
 		// Every keyed attempt carried the one pair.
 		var span [2]Instant
 		span[0], span[1] = a.pairSpan(op, &op.pair) // attempts without ids
@@ -207,14 +237,15 @@ func (a *Auditor) eachPairSpan(op *operation, fn func(p *opPair, first, last Ins
 		fn(&op.pair, span[0], span[1])
 		return
 	}
-	spans := make(map[int32]*[2]Instant, 1+len(more))
+	x := a.extras.at(int(op.extra - 1))
+	spans := make(map[int32]*[2]Instant, 1+len(x.pairs))
 	a.eachPair(op, func(p *opPair) {
 		first, last := a.pairSpan(op, p)
 		spans[p.bind] = &[2]Instant{first, last}
 	})
 	times := map[uint64]Instant{}
 	a.st.eachAttempt(&op.attempts, func(at *attempt) { times[at.id.value()] = a.attemptTime(op, at) })
-	for _, p := range a.paired[op.id] {
+	for _, p := range x.attemptPairs {
 		widen(spans[p.bind], times[p.fingerprint])
 	}
 	a.eachPair(op, func(p *opPair) { fn(p, spans[p.bind][0], spans[p.bind][1]) })

@@ -47,8 +47,6 @@ type Auditor struct {
 	notes    arena                  // text Merge works out: pairTotal.listed
 	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
 	reported map[attemptResult]bool // results past resultBits that attempts reported; see firstReport
-	paired   map[sref][]attemptPair // by operation id, for those of two key pairs or more; see keyAttempt
-	pairedIn map[attemptPair]bool   // what paired lists
 	wide     map[sref]*wideTimes    // by operation id; see times.go
 	far      map[sref]*farTimes     // likewise
 
@@ -232,12 +230,15 @@ func (a *Auditor) addUnhashed(op *operation, pos Position) {
 func (op *operation) is(f opFlags) bool { return op.flags&f != 0 }
 
 // extra is what few operations have: key pairs after the first, results
-// after the first two.
+// after the first two, and with two pairs or more, which each attempt
+// carried.
 type extra struct {
-	pairs    []opPair
-	index    map[int32]int32 // binding → position in pairs, past indexAfter
-	results  []resultCount
-	resultAt map[uint32]int32 // result code → position in results, past indexAfter
+	pairs            []opPair
+	index            map[int32]int32 // binding → position in pairs, past indexAfter
+	results          []resultCount
+	resultAt         map[uint32]int32 // result code → position in results, past indexAfter
+	attemptPairs     []attemptPair    // see keyAttempt
+	attemptPairIndex map[attemptPair]struct{}
 }
 
 // extra returns op's extra, making one if it has none.

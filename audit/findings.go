@@ -168,7 +168,7 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 	}
 	retryAfter(fRetryAfterSuccess, tFirstSuccess, "the success")
 	retryAfter(fRetryAfterFinal, tFirstFinal, "a final result")
-	if a.policy != nil {
+	if a.policy != nil && a.mayOutlast(op) {
 		a.eachPairSpan(op, func(p *opPair, first, last Instant) {
 			if f.set.has(fRetryPastRetention) || first == noInstant || last == first {
 				return
