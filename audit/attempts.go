@@ -5,8 +5,8 @@ import "slices"
 // An operation's attempts are kept one by one, each as a fingerprint of its
 // attemptId with what the rules need to know of it whatever order its
 // records come in: when it was first observed (its earliest timed record)
-// and the results it reported. Attempt ids are only ever counted,
-// never printed, so the audit keeps a hash of each instead of its bytes,
+// and the results it reported. Attempt ids are only ever counted, never
+// printed, so the audit keeps a hash of each instead of its bytes,
 // seeded at random for each run (Auditor.Hash): two ids of one operation
 // would have to collide in 64 bits to be miscounted, and no ledger can be
 // made to. A fingerprint of 0 is kept as 1, so that 0 can mark an empty
@@ -14,9 +14,13 @@ import "slices"
 
 // attempt is one distinct attempt of an operation.
 type attempt struct {
-	id     halves // its fingerprint; 0 when the set is empty
-	at     delta  // its earliest observedAt (see times.go), or where a wide or far operation keeps it; noDelta if none
-	result uint32 // bit c: it reported the result of code c < resultBits (see firstReport); and keyed
+	id halves // its fingerprint; 0 when the set is empty
+	// at is its earliest observedAt (see times.go), or where a wide or far
+	// operation keeps that; noDelta if none.
+	at delta
+	// result has bit c set if it reported the result of code c <
+	// resultBits (see firstReport), and bit keyed if it carried a key.
+	result uint32
 }
 
 const (
@@ -36,9 +40,9 @@ type attemptNode struct {
 	next int32 // 1 + index of the next node; 0 at the end
 }
 
-// attempts is the store's share for attempt sets: their nodes, and an
+// attemptStore is the store's share for attempt sets: their nodes, and an
 // index of each set grown past indexAfter attempts.
-type attempts struct {
+type attemptStore struct {
 	attemptNodes blocks[attemptNode]
 	bigAttempts  map[int32]*bigAttemptSet // by the set's first node
 }
@@ -49,11 +53,11 @@ type bigAttemptSet struct {
 	n    int // attempts after the first
 }
 
-func (s *attempts) attemptNode(i int32) *attemptNode { return s.attemptNodes.at(int(i - 1)) }
+func (s *attemptStore) attemptNode(i int32) *attemptNode { return s.attemptNodes.at(int(i - 1)) }
 
 // linkAttempt appends a node for fingerprint fp after node tail (0: none)
 // and returns it.
-func (s *attempts) linkAttempt(tail int32, fp uint64) int32 {
+func (s *attemptStore) linkAttempt(tail int32, fp uint64) int32 {
 	i := int32(s.attemptNodes.add()) + 1
 	*s.attemptNode(i) = attemptNode{attempt: newAttempt(fp)}
 	if tail != 0 {
@@ -64,10 +68,10 @@ func (s *attempts) linkAttempt(tail int32, fp uint64) int32 {
 
 func newAttempt(fp uint64) attempt { return attempt{id: split(fp), at: noDelta} }
 
-// findAttempt returns the attempt of set s whose fingerprint is h, adding
-// it if there is none, and whether it was added. The pointer is valid
-// until the next call.
-func (s *attempts) findAttempt(set *attemptSet, h uint64) (*attempt, bool) {
+// findAttempt returns the attempt of set whose fingerprint is h, adding it
+// if there is none, and whether it was added. Attempts never move: inline
+// in their operation or in a node, both in blocks.
+func (s *attemptStore) findAttempt(set *attemptSet, h uint64) (*attempt, bool) {
 	fp := max(h, 1)
 	switch {
 	case set.first.id == halves{}:
@@ -110,7 +114,7 @@ func (s *attempts) findAttempt(set *attemptSet, h uint64) (*attempt, bool) {
 }
 
 // countAttempts returns how many attempts set holds.
-func (s *attempts) countAttempts(set attemptSet) int {
+func (s *attemptStore) countAttempts(set attemptSet) int {
 	switch {
 	case set.first.id == halves{}:
 		return 0
@@ -129,7 +133,7 @@ func (s *attempts) countAttempts(set attemptSet) int {
 
 // eachAttempt calls fn for every attempt of set, in order of first
 // appearance; fn may change the attempt.
-func (s *attempts) eachAttempt(set *attemptSet, fn func(at *attempt)) {
+func (s *attemptStore) eachAttempt(set *attemptSet, fn func(at *attempt)) {
 	if set.first.id == (halves{}) {
 		return
 	}
@@ -220,33 +224,54 @@ func (a *Auditor) eachPairSpan(op *operation, fn func(p *opPair, first, last Ins
 	if op.pair.bind < 0 {
 		return
 	}
-	widen := func(span *[2]Instant, t Instant) {
+	stretch := func(span *[2]Instant, t Instant) {
 		if t != noInstant {
 			span[0], span[1] = foldInstant(span[0], t, true), foldInstant(span[1], t, false)
 		}
 	}
-	if op.extra == 0 || len(a.pairsAfterFirst(op)) == 0 {
+	more := a.pairsAfterFirst(op)
+	if len(more) == 0 {
 		// Every keyed attempt carried the one pair.
 		var span [2]Instant
 		span[0], span[1] = a.pairSpan(op, &op.pair) // attempts without ids
 		a.st.eachAttempt(&op.attempts, func(at *attempt) {
 			if at.result&keyed != 0 {
-				widen(&span, a.attemptTime(op, at))
+				stretch(&span, a.attemptTime(op, at))
 			}
 		})
 		fn(&op.pair, span[0], span[1])
 		return
 	}
-	x := a.extras.at(int(op.extra - 1))
-	spans := make(map[int32]*[2]Instant, 1+len(x.pairs))
+	spans := make([][2]Instant, 0, 1+len(more))
+	position := make(map[int32]int, 1+len(more)) // by binding
 	a.eachPair(op, func(p *opPair) {
 		first, last := a.pairSpan(op, p)
-		spans[p.bind] = &[2]Instant{first, last}
+		position[p.bind] = len(spans)
+		spans = append(spans, [2]Instant{first, last})
 	})
 	times := map[uint64]Instant{}
 	a.st.eachAttempt(&op.attempts, func(at *attempt) { times[at.id.value()] = a.attemptTime(op, at) })
-	for _, p := range x.attemptPairs {
-		widen(spans[p.bind], times[p.fingerprint])
+	for _, p := range a.extras.at(int(op.extra - 1)).attemptPairs {
+		stretch(&spans[position[p.bind]], times[p.fingerprint])
 	}
-	a.eachPair(op, func(p *opPair) { fn(p, spans[p.bind][0], spans[p.bind][1]) })
+	i := 0
+	a.eachPair(op, func(p *opPair) {
+		fn(p, spans[i][0], spans[i][1])
+		i++
+	})
+}
+
+// keylessAttempts counts op's attempts without an idempotencyKey: its
+// attempt records with neither attemptId nor key, and its attempts with an
+// id none of whose records carries a key.
+func (a *Auditor) keylessAttempts(op *operation) int {
+	n := int(op.keylessAnon)
+	if op.is(keylessRecord) {
+		a.st.eachAttempt(&op.attempts, func(at *attempt) {
+			if at.result&keyed == 0 {
+				n++
+			}
+		})
+	}
+	return n
 }

@@ -41,14 +41,14 @@ type Auditor struct {
 	hashBuf   [33]byte
 	touched   uint64 // what touch read, kept so the reads are not optimized away
 
-	extras   chunks[extra]          // what few operations have; see operation.extra
-	totals   map[int32]pairTotal    // by binding, set by Merge; see total
-	totaled  []uint64               // bitmap by binding: which have totals
-	notes    arena                  // text Merge works out: pairTotal.listed
-	unhashed map[sref]missingHashes // by operation id, for those flagged unhashed
-	reported map[attemptResult]bool // results past resultBits that attempts reported; see firstReport
-	wide     map[sref]*wideTimes    // by operation id; see times.go
-	far      map[sref]*farTimes     // likewise
+	extras   chunks[extra]              // what few operations have; see operation.extra
+	totals   map[int32]pairTotal        // by binding, set by Merge; see total
+	totaled  []uint64                   // bitmap by binding: which have totals
+	notes    arena                      // text Merge works out: pairTotal.listed
+	unhashed map[sref]missingHashes     // by operation id, for those flagged unhashed
+	reported map[attemptResult]struct{} // results past resultBits that attempts reported; see firstReport
+	wide     map[sref]*wideTimes        // by operation id; see times.go
+	far      map[sref]*farTimes         // likewise
 
 	resultIndex map[string]uint32 // results are few: intern them
 	results     []resultInfo
@@ -145,8 +145,9 @@ func (a *Auditor) key(b *binding) string {
 	return key
 }
 
-// opPair is one key pair of an operation, with the span of the attempts
-// made under it (for retry-past-retention).
+// opPair is one key pair of an operation, with the span of its attempt
+// records without attemptId, each an attempt of its own (eachPairSpan adds
+// the attempts with one, for retry-past-retention).
 type opPair struct {
 	bind        int32
 	attempts    int32 // attempt records carrying the pair
@@ -187,7 +188,7 @@ type operation struct {
 	anonAttempts    int32 // attempt records without attemptId, each its own attempt
 	attemptRecords  int32
 	untimedAttempts int32 // attempt records without observedAt
-	keylessAttempts int32 // attempt records without idempotencyKey
+	keylessAnon     int32 // attempt records without attemptId or idempotencyKey
 	effectObs       int32 // effect records that are not "absent"
 	absentObs       int32
 
@@ -200,10 +201,11 @@ type operation struct {
 type opFlags uint8
 
 const (
-	wide     opFlags = 1 << iota // times are in Auditor.wide; see times.go
-	far                          // times are in Auditor.far; see times.go
-	spilled                      // results are all in the extra; see countInline
-	unhashed                     // it has attempt records with a key but no payloadHash
+	wide          opFlags = 1 << iota // times are in Auditor.wide; see times.go
+	far                               // times are in Auditor.far; see times.go
+	spilled                           // results are all in the extra; see countInline
+	unhashed                          // it has attempt records with a key but no payloadHash
+	keylessRecord                     // a record of an attempt with an id carries no key
 )
 
 // missingHashes is what the missing-payload-hash finding says of an operation:
@@ -478,9 +480,12 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 		// published collisions, which a ledger could hold.
 		at, _ = a.st.findAttempt(&op.attempts, a.Hash(r.AttemptID))
 	}
-	if pair == nil {
-		op.keylessAttempts++
-	} else {
+	switch {
+	case pair == nil && at == nil:
+		op.keylessAnon++
+	case pair == nil:
+		op.flags |= keylessRecord // the attempt may carry a key in another record
+	default:
 		pair.attempts++
 		if hash == 0 {
 			a.addUnhashed(op, r.Pos)
@@ -513,7 +518,7 @@ func (a *Auditor) addAttempt(op *operation, r *Record, timed bool, when moment, 
 		return
 	}
 	// An attempt record without attemptId is an attempt of its own, at its
-	// time; pairSpans adds the attempts with ids.
+	// time; eachPairSpan adds the attempts with ids.
 	a.track(op, tLastAnonAttempt, when, false)
 	if pair != nil {
 		a.trackPair(op, pair, when)
@@ -542,13 +547,13 @@ func (a *Auditor) firstReport(op *operation, at *attempt, code uint32) bool {
 		return true
 	}
 	k := attemptResult{op: op.id, fingerprint: at.id.value(), code: code}
-	if a.reported[k] {
+	if _, ok := a.reported[k]; ok {
 		return false
 	}
 	if a.reported == nil {
-		a.reported = map[attemptResult]bool{}
+		a.reported = map[attemptResult]struct{}{}
 	}
-	a.reported[k] = true
+	a.reported[k] = struct{}{}
 	return true
 }
 

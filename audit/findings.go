@@ -96,12 +96,12 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 			t.s("): the provider cannot de-duplicate them")
 		})
 	}
-	if a.attempts(op) >= 2 && op.keylessAttempts > 0 {
+	if keyless := a.keylessAttempts(op); keyless > 0 && a.attempts(op) >= 2 {
 		f.raise(fMissingKey, func(t *text) {
-			t.count(int(op.keylessAttempts), "attempt record")
+			t.n(keyless)
 			t.s(" of ")
 			t.count(a.attempts(op), "attempt")
-			t.s(" ", carry(op.keylessAttempts), " no idempotencyKey")
+			t.s(" ", carry(int32(keyless)), " no idempotencyKey")
 		})
 	}
 	if op.is(unhashed) {
@@ -151,7 +151,8 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 	// after its own success: the success is one of its records.
 	lastStart, started := noInstant, false
 	retryAfter := func(c findingCode, result int, what string) {
-		if !a.has(op, result) {
+		// No attempt was first observed after the latest attempt record.
+		if !a.has(op, result) || !a.time(op, result).Before(a.time(op, tLastAttempt)) {
 			return
 		}
 		if !started {

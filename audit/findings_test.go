@@ -94,6 +94,32 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{"o": {"missing-key"}},
 		},
 		{
+			name: "no missing-key: an attempt exported once with its key and once without",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h"},
+				{typ: A, op: "o", attempt: "2", hash: "h"},
+				{typ: A, op: "o", attempt: "2", key: "k", hash: "h"},
+			},
+			want: map[string][]string{},
+		},
+		{
+			name: "missing-key: a retry without a key, exported twice",
+			recs: []rec{
+				{typ: A, op: "o", attempt: "2", hash: "h"},
+				{typ: A, op: "o", attempt: "1", key: "k", hash: "h"},
+				{typ: A, op: "o", attempt: "2", hash: "h"},
+			},
+			want: map[string][]string{"o": {"missing-key"}},
+		},
+		{
+			name: "missing-key: attempt records without attemptId, one without a key",
+			recs: []rec{
+				{typ: A, op: "o", key: "k", hash: "h"},
+				{typ: A, op: "o", hash: "h"},
+			},
+			want: map[string][]string{"o": {"missing-key"}},
+		},
+		{
 			name: "no missing-key: a single attempt without a key",
 			recs: []rec{{typ: A, op: "o", attempt: "1", hash: "h"}, {typ: E, op: "o", ref: "r"}},
 			want: map[string][]string{},
@@ -181,7 +207,7 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
-			name: "no retry-after-success: one attempt, its success exported stamped before its first record",
+			name: "no retry-after-success: one attempt, its success exported stamped before its other record",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "timeout", when: t1},
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "success", when: t0},
@@ -189,7 +215,7 @@ func TestFindings(t *testing.T) {
 			want: map[string][]string{},
 		},
 		{
-			name: "no retry-after-final: one attempt, its final result exported stamped before its first record",
+			name: "no retry-after-final: one attempt, its final result exported stamped before its other record",
 			recs: []rec{
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "timeout", when: t1},
 				{typ: A, op: "o", attempt: "1", key: "k", hash: "h", result: "invalid_arguments", when: t0},
@@ -293,7 +319,7 @@ func TestFindings(t *testing.T) {
 				{typ: A, op: "o", attempt: "y", key: "k2", hash: "h", when: "2026-01-02T01:00:00Z"},
 				{typ: A, op: "o", attempt: "x", when: "2026-01-01T02:00:00Z"},
 			},
-			want: map[string][]string{"o": {"key-churn", "missing-key"}},
+			want: map[string][]string{"o": {"key-churn"}}, // x carries a key in its first record
 		},
 		{
 			name: "retry-past-retention over centuries does not overflow",
@@ -537,10 +563,16 @@ func TestFindingMessages(t *testing.T) {
 			want: []Finding{{"shared-effect", "effectRef charge-1 is also observed under operation o2"}},
 		},
 		{
-			name: "one keyless attempt record of two attempts",
-			recs: []rec{{typ: A, op: "o1", attempt: "1", key: "k", hash: "h"}, {typ: A, op: "o1", attempt: "2"}},
+			name: "one keyless attempt of two",
+			recs: []rec{{typ: A, op: "o1", attempt: "1", key: "k", hash: "h"}, {typ: A, op: "o1", attempt: "2"}, {typ: A, op: "o1", attempt: "2"}},
 			op:   "o1",
-			want: []Finding{{"missing-key", "1 attempt record of 2 attempts carries no idempotencyKey"}},
+			want: []Finding{{"missing-key", "1 of 2 attempts carries no idempotencyKey"}},
+		},
+		{
+			name: "keyless attempts with and without ids",
+			recs: []rec{{typ: A, op: "o1", attempt: "1", key: "k", hash: "h"}, {typ: A, op: "o1", attempt: "2"}, {typ: A, op: "o1"}},
+			op:   "o1",
+			want: []Finding{{"missing-key", "2 of 3 attempts carry no idempotencyKey"}},
 		},
 		{
 			name: "a key that looks like a credential",

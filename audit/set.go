@@ -131,7 +131,7 @@ type store struct {
 	arena
 	nodes blocks[node]      // node i+1 is nodes.at(i): 0 is no node
 	big   map[int32]*bigSet // by the set's first node
-	attempts
+	attemptStore
 }
 
 func (st *store) node(i int32) *node { return st.nodes.at(int(i - 1)) }

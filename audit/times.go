@@ -3,9 +3,10 @@ package audit
 import "math"
 
 // An operation keeps nine instants (see tFirstSeen and the rest), for each
-// key pair the span of the attempts made under it, and for each attempt
-// when it was first observed: most of its memory, at 8 bytes an instant. Traces stamp records to the millisecond or
-// coarser, and an operation's records lie within days of each other, so an
+// key pair the span of its attempt records without attemptId, and for each
+// attempt with one when it was first observed: most of its memory, at 8
+// bytes an instant. Traces stamp records to the millisecond or coarser,
+// and an operation's records lie within days of each other, so an
 // operation keeps each instant as a signed count of milliseconds from its
 // first one: 4 bytes. An operation with an instant that is not a whole
 // number of milliseconds from the first, or more than 24 days away from it,
@@ -24,14 +25,14 @@ const noDelta = delta(math.MinInt32)
 // wideTimes are the instants of a wide operation.
 type wideTimes struct {
 	times    [nTimes]stamp
-	pairs    map[int32][2]stamp // by binding: the first and last attempt
+	pairs    map[int32][2]stamp // by binding: see opPair
 	attempts []stamp            // when each attempt was first observed, by attempt.at
 }
 
 // farTimes are the instants of a far operation.
 type farTimes struct {
 	times    [nTimes]Instant
-	pairs    map[int32][2]Instant // by binding: the first and last attempt
+	pairs    map[int32][2]Instant // by binding: see opPair
 	attempts []Instant            // when each attempt was first observed, by attempt.at
 }
 
@@ -51,8 +52,9 @@ func momentOf(at Instant) moment {
 }
 
 // deltaOf returns s as a delta from op's base, making s the base if op has
-// none; ok is false when s has no delta. s is never noStamp: track and
-// trackPair send an operation far before an instant no stamp spans.
+// none; ok is false when s has no delta. s is never noStamp: track,
+// trackPair and trackAttempt send an operation far before an instant no
+// stamp spans.
 func (op *operation) deltaOf(s stamp) (d delta, ok bool) {
 	if op.base == noStamp {
 		op.base = s
@@ -210,7 +212,8 @@ func (a *Auditor) lastAttemptStart(op *operation) Instant {
 	return latest
 }
 
-// pairSpan returns the first and last attempt under op's key pair p, or
+// pairSpan returns the first and last attempt record without attemptId
+// under op's key pair p (eachPairSpan adds the attempts with one), or
 // noInstant for both.
 func (a *Auditor) pairSpan(op *operation, p *opPair) (first, last Instant) {
 	switch {

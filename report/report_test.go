@@ -140,7 +140,7 @@ func fourOperations() *audit.Report {
 				FirstObservedAt:    ptr("2026-11-29T09:02:00Z"),
 				LastObservedAt:     ptr("2026-11-29T09:02:30Z"),
 				Findings: []audit.Finding{
-					{Code: "missing-key", Message: "2 attempt records of 2 attempts carry no idempotencyKey"},
+					{Code: "missing-key", Message: "2 of 2 attempts carry no idempotencyKey"},
 				},
 				First: audit.Position{Input: 0, Line: 7},
 			},
@@ -370,7 +370,7 @@ func syntheticOperation(i int, label audit.Label) audit.Operation {
 		op.IdempotencyKeys = []string{}
 		op.FirstObservedAt, op.LastObservedAt = nil, nil
 		op.Reason = "2 attempts (timeout ×2), no effect observation and no proof of absence"
-		op.Findings = []audit.Finding{{Code: "missing-key", Message: "2 attempt records of 2 attempts carry no idempotencyKey"}}
+		op.Findings = []audit.Finding{{Code: "missing-key", Message: "2 of 2 attempts carry no idempotencyKey"}}
 	}
 	return op
 }
