@@ -135,8 +135,8 @@ func auditRun(opts *AuditOptions) error {
 		}
 	}
 	var baseOut *output
-	if opts.WriteBaseline == input.Stdin || opts.WriteBaseline != "" && writesTo(s, "", opts.WriteBaseline) {
-		return usageError("--write-baseline %s: standard output is the report's; name another file", opts.WriteBaseline)
+	if err := refuseStdout(s, "write-baseline", opts.WriteBaseline); err != nil {
+		return err
 	}
 	if opts.Baseline == input.Stdin {
 		return usageError("--baseline -: name a file; standard input is where ledgers are read from")

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // create opens name for writing through a buffer (or uses def when name is
@@ -140,20 +141,15 @@ func (o *output) finish() error {
 }
 
 // commit finishes the outputs, then puts each in place: none is renamed
-// unless every one was written whole.
+// unless every one was written whole. A nil output is none.
 func commit(outs ...*output) error {
+	outs = slices.DeleteFunc(outs, func(o *output) bool { return o == nil || o.done })
 	for _, o := range outs {
-		if o.done {
-			continue
-		}
 		if err := o.finish(); err != nil {
 			return err
 		}
 	}
 	for _, o := range outs {
-		if o.done {
-			continue
-		}
 		o.done = true
 		if o.tmp == "" {
 			continue

@@ -95,8 +95,5 @@ func generateRun(opts *GenerateOptions) (err error) {
 	if _, err := synth.Generate(opts.Config, out, truthW); err != nil {
 		return failure(err)
 	}
-	if truth != nil {
-		return commit(out, truth)
-	}
-	return commit(out)
+	return commit(out, truth)
 }

@@ -133,8 +133,8 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	case !o.listInvalid:
 		opts.KeepInvalid = -1 // counted, never listed
 	}
-	if o.Rejects == input.Stdin || o.Rejects != "" && writesTo(s, "", o.Rejects) {
-		return nil, nil, usageError("--rejects %s: standard output is the report's; name another file", o.Rejects)
+	if err := refuseStdout(s, "rejects", o.Rejects); err != nil {
+		return nil, nil, err
 	}
 	if o.Rejects != "" {
 		if rerr := o.refuseInput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); rerr != nil {
@@ -235,6 +235,15 @@ func refuseSame(flag, path string, others ...flagFile) error {
 		if other.path != "" && sameFile(path, other.path) {
 			return usageError("--%s %s is also the --%s file: give each its own", flag, path, other.flag)
 		}
+	}
+	return nil
+}
+
+// refuseStdout refuses path, which flag would write, when it is standard
+// output ("-", or standard output's file by another name): the report's.
+func refuseStdout(s *Streams, flag, path string) error {
+	if path == input.Stdin || path != "" && writesTo(s, "", path) {
+		return usageError("--%s %s: standard output is the report's; name another file", flag, path)
 	}
 	return nil
 }

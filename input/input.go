@@ -100,13 +100,16 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	// larger buffer would copy every byte once more.
 	br := bufio.NewReaderSize(raw, 64<<10)
 	src := &Source{Name: name, Size: size, r: br, raw: raw}
-	for depth := range maxLayers {
+	for depth := 0; ; depth++ {
 		zr, err := src.decompressor(br)
+		switch {
+		case err != nil && depth > 0:
+			err = fmt.Errorf("inside the compressed stream: %w", err)
+		case zr != nil && depth == maxLayers:
+			err = fmt.Errorf("compressed more than %d times over", maxLayers)
+		}
 		if err != nil {
-			src.Close() // the decompressors of the layers outside
-			if depth > 0 {
-				err = fmt.Errorf("inside the compressed stream: %w", err)
-			}
+			src.Close() // the decompressors made so far
 			return nil, err
 		}
 		if zr == nil {
@@ -117,14 +120,6 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 		br = bufio.NewReaderSize(zr, 64<<10)
 		src.r = br
 	}
-	if zr, err := src.decompressor(br); zr != nil || err != nil {
-		src.Close()
-		if err != nil {
-			return nil, fmt.Errorf("inside the compressed stream: %w", err)
-		}
-		return nil, fmt.Errorf("compressed more than %d times over", maxLayers)
-	}
-	return src, nil
 }
 
 // decompressor returns a reader of what br holds decompressed, keeping
