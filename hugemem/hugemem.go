@@ -67,15 +67,40 @@ func Block[T any](n int) []T {
 // index is, is better mapped: freed heap memory is handed out again, to
 // anything, and cleared first. Measured on 10M records, an audit whose
 // indexes were mapped took a few percent less time and 8-17 MB less memory.
+//
+// The mapping starts on a huge page and covers whole huge pages: the
+// kernel backs only a huge page wholly inside an advised mapping with
+// one, and left to itself it aligns a mapping only when its length is a
+// multiple of a huge page. An index of 13,107,200 bytes, mapped as asked,
+// took 134 faults on small pages at its ends instead of 7.
 func Map(n int) (b []byte, mapped bool) {
 	if n >= hugePage {
-		if b, ok := mmap(n); ok {
+		if b, ok := mmapAligned(wholePages(n)); ok {
 			start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-			adviseRange(start, start+uintptr(n))
-			return b, true
+			adviseRange(start, start+uintptr(len(b)))
+			return b[:n:n], true
 		}
 	}
 	return Bytes(n), false
+}
+
+// wholePages rounds n up to whole huge pages: the length Map maps for n.
+func wholePages(n int) int { return (n + hugePage - 1) &^ (hugePage - 1) }
+
+// mmapAligned maps n bytes, a multiple of hugePage, starting on a huge
+// page: it maps a huge page more and gives back what lies outside.
+func mmapAligned(n int) ([]byte, bool) {
+	b, ok := mmap(n + hugePage)
+	if !ok {
+		return nil, false
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	head := int((hugePage - start%hugePage) % hugePage)
+	if head > 0 {
+		munmap(b[:head])
+	}
+	munmap(b[head+n:]) // hugePage-head > 0 bytes
+	return b[head : head+n : head+n], true
 }
 
 // Unmap gives back memory from Map, with the mapped Map returned. The
@@ -83,7 +108,7 @@ func Map(n int) (b []byte, mapped bool) {
 // it faults.
 func Unmap(b []byte, mapped bool) {
 	if mapped {
-		munmap(b)
+		munmap(unsafe.Slice(unsafe.SliceData(b), wholePages(len(b))))
 		return
 	}
 	Release(b)

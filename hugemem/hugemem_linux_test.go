@@ -99,8 +99,19 @@ func TestMap(t *testing.T) {
 		b[i] = 1
 	}
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	if !mapped(t, start, start+uintptr(n), false) {
-		t.Fatalf("[%#x, %#x) is not mapped", start, start+uintptr(n))
+	if start%hugePage != 0 {
+		t.Errorf("mapped at %#x, not on a huge page", start)
+	}
+	// Whole huge pages: the kernel backs no part of one with a huge page.
+	end := start + uintptr(wholePages(n))
+	if !mapped(t, start, end, false) {
+		t.Fatalf("[%#x, %#x) is not mapped", start, end)
+	}
+	// What mmapAligned mapped beyond the block went back at once: the
+	// pages next to it are free (a leftover would hold them).
+	page := uintptr(os.Getpagesize())
+	if mapped(t, start-page, start, true) || mapped(t, end, end+page, true) {
+		t.Errorf("memory next to [%#x, %#x) is still mapped", start, end)
 	}
 	if hugePagesAvailable() {
 		if flags, _ := vmFlags(t, start); !strings.Contains(" "+flags+" ", " hg ") {
@@ -108,8 +119,8 @@ func TestMap(t *testing.T) {
 		}
 	}
 	Unmap(b, isMapped)
-	if mapped(t, start, start+uintptr(n), true) {
-		t.Errorf("[%#x, %#x) is still mapped after Unmap", start, start+uintptr(n))
+	if mapped(t, start, end, true) {
+		t.Errorf("[%#x, %#x) is still mapped after Unmap", start, end)
 	}
 }
 

@@ -1,6 +1,10 @@
 package hugemem
 
-import "golang.org/x/sys/unix"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // adviseRange asks for huge pages for the addresses [from, to); failing
 // that, the pages stay small. The range may reach past the caller's block
@@ -12,11 +16,15 @@ func adviseRange(from, to uintptr) {
 // release drops the pages of b.
 func release(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
 
-// mmap maps n bytes of zeroed private memory.
+// mmap maps n bytes of zeroed private memory. It keeps no record of the
+// mapping, as unix.Mmap does, so that munmap can give back any part of it.
 func mmap(n int) ([]byte, bool) {
-	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	return b, err == nil
+	p, err := unix.MmapPtr(-1, 0, nil, uintptr(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		return nil, false
+	}
+	return unsafe.Slice((*byte)(p), n), true
 }
 
-// munmap unmaps memory from mmap.
-func munmap(b []byte) { _ = unix.Munmap(b) }
+// munmap unmaps b, all or part of memory from mmap.
+func munmap(b []byte) { _ = unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(b)), uintptr(len(b))) }
