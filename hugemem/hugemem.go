@@ -14,6 +14,7 @@
 package hugemem
 
 import (
+	"math"
 	"os"
 	"unsafe"
 )
@@ -70,11 +71,13 @@ func Block[T any](n int) []T {
 //
 // The mapping starts on a huge page and covers whole huge pages: the
 // kernel backs only a huge page wholly inside an advised mapping with
-// one, and left to itself it aligns a mapping only when its length is a
-// multiple of a huge page. An index of 13,107,200 bytes, mapped as asked,
-// took 134 faults on small pages at its ends instead of 7.
+// one, and left to itself it aligns no mapping (older kernels) or only one
+// whose length is a multiple of a huge page (newer ones). An index of
+// 13,107,200 bytes, mapped as asked, took 134 faults on small pages at its
+// ends instead of 7.
 func Map(n int) (b []byte, mapped bool) {
-	if n >= hugePage {
+	// The bound keeps the lengths below from overflowing on 32 bits.
+	if hugePage <= n && n <= math.MaxInt-2*hugePage {
 		if b, ok := mmapAligned(wholePages(n)); ok {
 			start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 			adviseRange(start, start+uintptr(len(b)))
@@ -88,24 +91,33 @@ func Map(n int) (b []byte, mapped bool) {
 func wholePages(n int) int { return (n + hugePage - 1) &^ (hugePage - 1) }
 
 // mmapAligned maps n bytes, a multiple of hugePage, starting on a huge
-// page: it maps a huge page more and gives back what lies outside.
+// page: it maps a huge page more and gives back what lies outside. (Were
+// the kernel out of memory regions to split a mapping into, a part would
+// stay mapped, unused: munmap's errors are not worth a failure.)
 func mmapAligned(n int) ([]byte, bool) {
 	b, ok := mmap(n + hugePage)
 	if !ok {
 		return nil, false
 	}
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	head := int((hugePage - start%hugePage) % hugePage)
+	head, tail := trim(uintptr(unsafe.Pointer(unsafe.SliceData(b))), n)
 	if head > 0 {
 		munmap(b[:head])
 	}
-	munmap(b[head+n:]) // hugePage-head > 0 bytes
+	munmap(b[head+n : head+n+tail])
 	return b[head : head+n : head+n], true
 }
 
-// Unmap gives back memory from Map, with the mapped Map returned. The
-// caller must be done with b: a mapped b is gone afterwards, and reading
-// it faults.
+// trim returns how many bytes a mapping of n+hugePage bytes at start has
+// before its first huge page boundary (0 if start is on one), and how
+// many after the n bytes from there (never none).
+func trim(start uintptr, n int) (head, tail int) {
+	head = int((hugePage - start%hugePage) % hugePage)
+	return head, hugePage - head
+}
+
+// Unmap gives back memory from Map, with the mapped Map returned: the
+// whole of b as Map returned it, not a part. The caller must be done with
+// b: a mapped b is gone afterwards, and reading it faults.
 func Unmap(b []byte, mapped bool) {
 	if mapped {
 		munmap(unsafe.Slice(unsafe.SliceData(b), wholePages(len(b))))

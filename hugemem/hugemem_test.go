@@ -59,3 +59,32 @@ func TestRelease(t *testing.T) {
 		b[i] = 2
 	}
 }
+
+// TestTrim checks the arithmetic mmapAligned trims a mapping by, for
+// mappings wherever the kernel may put them: the head and the tail it
+// gives back and the block it keeps make up the whole mapping, and the
+// block starts on a huge page.
+func TestTrim(t *testing.T) {
+	const page = 4096
+	for _, n := range []int{hugePage, wholePages(3*hugePage + 1)} {
+		for _, start := range []uintptr{
+			16 * hugePage, 16*hugePage + page, 17*hugePage - page, 16*hugePage + hugePage/2,
+		} {
+			head, tail := trim(start, n)
+			if head < 0 || head >= hugePage || tail <= 0 {
+				t.Errorf("trim(%#x, %d) = %d, %d; want 0 <= head < %d and a tail", start, n, head, tail, hugePage)
+			}
+			if head+n+tail != n+hugePage {
+				t.Errorf("trim(%#x, %d) = %d, %d: with the block, %d bytes of the %d mapped", start, n, head, tail, head+n+tail, n+hugePage)
+			}
+			if (start+uintptr(head))%hugePage != 0 {
+				t.Errorf("trim(%#x, %d): the block starts at %#x, not on a huge page", start, n, start+uintptr(head))
+			}
+		}
+	}
+	for n, want := range map[int]int{hugePage: hugePage, hugePage + 1: 2 * hugePage, 3*hugePage - 1: 3 * hugePage} {
+		if got := wholePages(n); got != want {
+			t.Errorf("wholePages(%d) = %d, want %d", n, got, want)
+		}
+	}
+}

@@ -198,7 +198,7 @@ func FuzzFromReader(f *testing.F) {
 		// Bounded: a few bytes may decompress to many.
 		got, _ := io.ReadAll(io.LimitReader(src, 1<<20))
 		plain := len(in) == 0 || in[0] == '{'
-		if plain && !bytes.Equal(got, in) {
+		if plain && !bytes.Equal(got, in[:min(len(in), 1<<20)]) {
 			t.Errorf("a plain input came out changed: %q, want %q", got, in)
 		}
 	})
