@@ -102,7 +102,8 @@ func TestMap(t *testing.T) {
 	if start%hugePage != 0 {
 		t.Errorf("mapped at %#x, not on a huge page", start)
 	}
-	// Whole huge pages: the kernel backs no part of one with a huge page.
+	// Map maps whole huge pages: a huge page only partly inside an advised
+	// mapping is never backed by one.
 	end := start + uintptr(wholePages(n))
 	if !mapped(t, start, end, false) {
 		t.Fatalf("[%#x, %#x) is not mapped", start, end)

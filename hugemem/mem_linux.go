@@ -16,8 +16,8 @@ func adviseRange(from, to uintptr) {
 // release drops the pages of b.
 func release(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
 
-// mmap maps n bytes of zeroed private memory. It keeps no record of the
-// mapping, as unix.Mmap does, so that munmap can give back any part of it.
+// mmap maps n bytes of zeroed private memory. Unlike unix.Mmap, it keeps
+// no record of the mapping, so that munmap can give back any part of it.
 func mmap(n int) ([]byte, bool) {
 	p, err := unix.MmapPtr(-1, 0, nil, uintptr(n), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	if err != nil {
