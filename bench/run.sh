@@ -56,6 +56,10 @@ ratio() {
   fi
 }
 
+# The machine the table was measured on: the line scan's speed follows the
+# kernel and how it caches files (FileHugePages: cached files in huge
+# pages), so ratios from different machines or kernels do not compare.
+echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo 2> /dev/null | cut -d: -f2- | sed 's/^ //'), kernel $(uname -r), $(awk '/^FileHugePages/ {printf "FileHugePages %d MiB", $2/1024}' /proc/meminfo 2> /dev/null)"
 printf '%-5s %-13s %9s %9s %9s %14s\n' size tool seconds MB/s RSS_MB 'vs line scan'
 for size in "${sizes[@]}"; do
   ledger="$OUT/ledger-$size.ndjson"
