@@ -106,62 +106,65 @@ func (a *Auditor) has(op *operation, t int) bool { return a.time(op, t) != noIns
 // track folds m into op's instant t, keeping the earliest (min) or the
 // latest.
 func (a *Auditor) track(op *operation, t int, m moment, min bool) {
+	switch d, form := a.formFor(op, m); form {
+	case far:
+		f := a.far[op.id]
+		f.times[t] = foldInstant(f.times[t], m.at, min)
+	case wide:
+		w := a.wide[op.id]
+		w.times[t] = fold(w.times[t], m.s, noStamp, min)
+	default:
+		op.times[t] = fold(op.times[t], d, noDelta, min)
+	}
+}
+
+// formFor settles the form in which op keeps its instants so that it can
+// keep m: far, wide, or compact (0), when it also returns m's delta. An
+// operation goes wide or far as its instants need, never back.
+func (a *Auditor) formFor(op *operation, m moment) (d delta, form opFlags) {
 	if m.s == noStamp && !op.is(far) {
 		a.goFar(op)
 	}
 	switch {
 	case op.is(far):
-		f := a.far[op.id]
-		f.times[t] = foldInstant(f.times[t], m.at, min)
-		return
-	case !op.is(wide):
-		if d, ok := op.deltaOf(m.s); ok {
-			op.times[t] = fold(op.times[t], d, noDelta, min)
-			return
-		}
-		a.widen(op)
+		return 0, far
+	case op.is(wide):
+		return 0, wide
 	}
-	w := a.wide[op.id]
-	w.times[t] = fold(w.times[t], m.s, noStamp, min)
+	if d, ok := op.deltaOf(m.s); ok {
+		return d, 0
+	}
+	a.widen(op)
+	return 0, wide
 }
 
 // trackPair folds m into the span of op's key pair p.
 func (a *Auditor) trackPair(op *operation, p *opPair, m moment) {
-	if m.s == noStamp && !op.is(far) {
-		a.goFar(op)
-	}
-	switch {
-	case op.is(far):
+	switch d, form := a.formFor(op, m); form {
+	case far:
 		f := a.far[op.id]
 		span, ok := f.pairs[p.bind]
 		if !ok {
 			span = [2]Instant{noInstant, noInstant}
 		}
 		f.pairs[p.bind] = [2]Instant{foldInstant(span[0], m.at, true), foldInstant(span[1], m.at, false)}
-		return
-	case !op.is(wide):
-		if d, ok := op.deltaOf(m.s); ok {
-			p.first = fold(p.first, d, noDelta, true)
-			p.last = fold(p.last, d, noDelta, false)
-			return
+	case wide:
+		w := a.wide[op.id]
+		span, ok := w.pairs[p.bind]
+		if !ok {
+			span = [2]stamp{noStamp, noStamp}
 		}
-		a.widen(op)
+		w.pairs[p.bind] = [2]stamp{fold(span[0], m.s, noStamp, true), fold(span[1], m.s, noStamp, false)}
+	default:
+		p.first = fold(p.first, d, noDelta, true)
+		p.last = fold(p.last, d, noDelta, false)
 	}
-	w := a.wide[op.id]
-	span, ok := w.pairs[p.bind]
-	if !ok {
-		span = [2]stamp{noStamp, noStamp}
-	}
-	w.pairs[p.bind] = [2]stamp{fold(span[0], m.s, noStamp, true), fold(span[1], m.s, noStamp, false)}
 }
 
 // trackAttempt folds m into when attempt at of op was first observed.
 func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) {
-	if m.s == noStamp && !op.is(far) {
-		a.goFar(op)
-	}
-	switch {
-	case op.is(far):
+	switch d, form := a.formFor(op, m); form {
+	case far:
 		f := a.far[op.id]
 		switch {
 		case at.at == noDelta:
@@ -170,21 +173,17 @@ func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) {
 		case m.at.Before(f.attempts[at.at]):
 			f.attempts[at.at] = m.at
 		}
-		return
-	case !op.is(wide):
-		if d, ok := op.deltaOf(m.s); ok {
-			at.at = fold(at.at, d, noDelta, true)
-			return
+	case wide:
+		w := a.wide[op.id]
+		switch {
+		case at.at == noDelta:
+			at.at = delta(len(w.attempts))
+			w.attempts = append(w.attempts, m.s)
+		case m.s < w.attempts[at.at]:
+			w.attempts[at.at] = m.s
 		}
-		a.widen(op)
-	}
-	w := a.wide[op.id]
-	switch {
-	case at.at == noDelta:
-		at.at = delta(len(w.attempts))
-		w.attempts = append(w.attempts, m.s)
-	case m.s < w.attempts[at.at]:
-		w.attempts[at.at] = m.s
+	default:
+		at.at = fold(at.at, d, noDelta, true)
 	}
 }
 
