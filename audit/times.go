@@ -165,25 +165,24 @@ func (a *Auditor) trackPair(op *operation, p *opPair, m moment) {
 func (a *Auditor) trackAttempt(op *operation, at *attempt, m moment) {
 	switch d, form := a.formFor(op, m); form {
 	case far:
-		f := a.far[op.id]
-		switch {
-		case at.at == noDelta:
-			at.at = delta(len(f.attempts))
-			f.attempts = append(f.attempts, m.at)
-		case m.at.Before(f.attempts[at.at]):
-			f.attempts[at.at] = m.at
-		}
+		keepEarliest(&a.far[op.id].attempts, &at.at, m.at, Instant.Before)
 	case wide:
-		w := a.wide[op.id]
-		switch {
-		case at.at == noDelta:
-			at.at = delta(len(w.attempts))
-			w.attempts = append(w.attempts, m.s)
-		case m.s < w.attempts[at.at]:
-			w.attempts[at.at] = m.s
-		}
+		keepEarliest(&a.wide[op.id].attempts, &at.at, m.s, func(x, y stamp) bool { return x < y })
 	default:
 		at.at = fold(at.at, d, noDelta, true)
+	}
+}
+
+// keepEarliest keeps v in list as the time at names there, unless at
+// names an earlier one; an at of noDelta names none yet, and is given
+// v's place at the end.
+func keepEarliest[T any](list *[]T, at *delta, v T, before func(x, y T) bool) {
+	switch {
+	case *at == noDelta:
+		*at = delta(len(*list))
+		*list = append(*list, v)
+	case before(v, (*list)[*at]):
+		(*list)[*at] = v
 	}
 }
 
