@@ -65,3 +65,20 @@ func TestReadmeExamples(t *testing.T) {
 		t.Errorf("ran %d README examples; the README's console blocks were not found", ran)
 	}
 }
+
+// TestSpecCopy holds docs/SPEC.md, the contract as this version implements
+// it, to the shared contract beside the repository, so that a change to the
+// contract cannot pass unnoticed.
+func TestSpecCopy(t *testing.T) {
+	shared, err := os.ReadFile(filepath.Join("..", "..", "shared", "SPEC.md"))
+	if err != nil {
+		t.Skipf("the shared contract is not checked out beside the repository (%v); docs/SPEC.md is not compared", err)
+	}
+	ours, err := os.ReadFile(filepath.Join("..", "docs", "SPEC.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(shared), string(ours)); diff != "" {
+		t.Errorf("docs/SPEC.md differs from ../shared/SPEC.md; review the change and copy it (-shared +docs):\n%s", diff)
+	}
+}

@@ -29,7 +29,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 // TestTruthLarge checks the audit against the generator's truth on a ledger
 // of about a million records. It takes tens of seconds, so it runs only with
-// EFFECTAUDIT_LARGE=1 (bench/run.sh sets it).
+// EFFECTAUDIT_LARGE=1 (EFFECTAUDIT_LARGE_OPS=N sets another size).
 func TestTruthLarge(t *testing.T) {
 	if os.Getenv("EFFECTAUDIT_LARGE") == "" {
 		t.Skip("set EFFECTAUDIT_LARGE=1 to check the truth on a 1M-record ledger")
