@@ -279,11 +279,12 @@ func (a *Auditor) op(id string, pos Position) *operation {
 
 // opHashed is op for an id whose tableHash is h.
 func (a *Auditor) opHashed(id string, h uint32, pos Position) *operation {
-	if i, ok := a.opIndex.find(h, func(i int32) bool { return a.st.str(a.opAt(int(i)).id) == id }); ok {
+	i, empty, ok := a.opIndex.lookup(h, func(i int32) bool { return a.st.str(a.opAt(int(i)).id) == id })
+	if ok {
 		return a.opAt(int(i))
 	}
-	i := a.ops.add()
-	op := a.opAt(i)
+	i = int32(a.ops.add())
+	op := a.opAt(int(i))
 	op.id = a.st.put(id)
 	op.first = pack(pos)
 	op.pair.bind = -1
@@ -291,7 +292,7 @@ func (a *Auditor) opHashed(id string, h uint32, pos Position) *operation {
 	for t := range op.times {
 		op.times[t] = noDelta
 	}
-	a.opIndex.insert(h, int32(i))
+	a.opIndex.insertAt(empty, h, i)
 	return op
 }
 
@@ -562,11 +563,11 @@ func (a *Auditor) firstReport(op *operation, at *attempt, code uint32) bool {
 // and returns op's entry for the pair.
 func (a *Auditor) bind(op *operation, scope, key string, th uint32, h sref) *opPair {
 	// Compared in pieces: the pair is joined only to be kept.
-	bi, ok := a.pairIndex.find(th, func(i int32) bool { return isPair(a.st.str(a.pairAt(i).joined), scope, key) })
+	bi, empty, ok := a.pairIndex.lookup(th, func(i int32) bool { return isPair(a.st.str(a.pairAt(i).joined), scope, key) })
 	if !ok {
 		bi = int32(a.pairs.add())
 		a.pairAt(bi).joined = a.st.put(a.joinPair(scope, key))
-		a.pairIndex.insert(th, bi)
+		a.pairIndex.insertAt(empty, th, bi)
 	}
 	b := a.pairAt(bi)
 	if h != 0 {

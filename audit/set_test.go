@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -164,7 +165,9 @@ func TestArenaKeepsStrings(t *testing.T) {
 }
 
 // TestTableFindsEveryKey fills a table far past its first size, with
-// hashes that collide on purpose, and finds every key.
+// hashes that collide on purpose, and finds every key. A second table,
+// filled through lookup and insertAt, must hold every value in the same
+// slot as the first.
 func TestTableFindsEveryKey(t *testing.T) {
 	keys := make([]string, 20000)
 	for i := range keys {
@@ -172,19 +175,27 @@ func TestTableFindsEveryKey(t *testing.T) {
 	}
 	seed := maphash.MakeSeed()
 	hash := func(k string) uint32 { return uint32(maphash.String(seed, k)) & 0xFFFF0FFF } // force tag collisions
-	tab := newTable(10)
+	tab, tabAt := newTable(10), newTable(10)
 	for i, k := range keys {
 		same := func(v int32) bool { return keys[v] == k }
 		if _, ok := tab.find(hash(k), same); ok {
 			t.Fatalf("%s found before it was inserted", k)
 		}
 		tab.insert(hash(k), int32(i))
+		_, empty, ok := tabAt.lookup(hash(k), same)
+		if ok || tabAt.slots[empty] != 0 {
+			t.Fatalf("lookup(%s) = slot %d holding %#x, found %v; want an empty slot", k, empty, tabAt.slots[empty], ok)
+		}
+		tabAt.insertAt(empty, hash(k), int32(i))
 	}
 	for i, k := range keys {
 		v, ok := tab.find(hash(k), func(v int32) bool { return keys[v] == k })
 		if !ok || v != int32(i) {
 			t.Fatalf("find(%s) = %d, %v; want %d", k, v, ok, i)
 		}
+	}
+	if !slices.Equal(tab.slots, tabAt.slots) || tab.used != tabAt.used {
+		t.Error("insertAt placed values in other slots than insert")
 	}
 	if _, ok := tab.find(hash("absent"), func(v int32) bool { return keys[v] == "absent" }); ok {
 		t.Error("found a key never inserted")

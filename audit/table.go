@@ -40,28 +40,46 @@ func (t *table) following(i int) int {
 
 // find returns the value whose key hashes to h and satisfies same.
 func (t *table) find(h uint32, same func(v int32) bool) (int32, bool) {
+	v, _, ok := t.lookup(h, same)
+	return v, ok
+}
+
+// lookup is find that, when it finds nothing, also returns the empty slot
+// that ended the search, where insertAt puts a value for the key: an
+// operation's first record then walks its probe sequence once, not twice.
+func (t *table) lookup(h uint32, same func(v int32) bool) (v int32, empty int, ok bool) {
 	if len(t.slots) == 0 {
-		return 0, false
+		return 0, -1, false
 	}
 	for i := t.home(h); ; i = t.following(i) {
 		s := t.slots[i]
 		if s == 0 {
-			return 0, false
+			return 0, i, false
 		}
 		if uint32(s>>32) == h {
 			if v := int32(uint32(s)) - 1; same(v) {
-				return v, true
+				return v, i, true
 			}
 		}
 	}
 }
 
 // insert adds value v for a key that hashes to h and is not in the table.
-func (t *table) insert(h uint32, v int32) {
+func (t *table) insert(h uint32, v int32) { t.insertAt(-1, h, v) }
+
+// insertAt is insert given the empty slot lookup returned for the key (-1:
+// none), if the table has not changed since.
+func (t *table) insertAt(empty int, h uint32, v int32) {
+	s := uint64(h)<<32 | uint64(uint32(v)+1)
 	if (t.used+1)*8 > len(t.slots)*maxLoad {
 		t.grow()
+		empty = -1 // the slots have moved
 	}
-	t.place(uint64(h)<<32 | uint64(uint32(v)+1))
+	if empty < 0 {
+		t.place(s)
+	} else {
+		t.slots[empty] = s
+	}
 	t.used++
 }
 
