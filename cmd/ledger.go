@@ -383,8 +383,11 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	// collector's binary output if the prefix holds a raw control byte,
 	// which no JSON text does (a protobuf export starts with the tag byte
 	// 0x0A, a line feed, then a length and binary fields whose tags are
-	// mostly control bytes). A text ledger whose first line is bad has
-	// records after it, and that line is an invalid line like any other.
+	// mostly control bytes), unless every line of it is an object's braces
+	// around text, as a ledger's bad lines are (an ANSI colour escape
+	// copied raw into a string) and binary fields cut at line feeds are
+	// not. A text ledger whose first line is bad has records after it, and
+	// that line is an invalid line like any other.
 	whole := len(prefix) < otlpSniffBytes // the prefix is the whole input
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
@@ -405,7 +408,7 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 		case exportLine:
 			return true, nil
 		}
-		if bytes.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' }) {
+		if bytes.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' }) && !objectLines(line, whole) {
 			return false, otlp.ErrBinary
 		}
 		// A first line that is bad, or longer than the sniffed prefix,
@@ -455,6 +458,27 @@ func nextKind(lines []byte, whole bool, marks []string) lineKind {
 func cutLine(b []byte) (line, rest []byte, ended bool) {
 	line, rest, ended = bytes.Cut(b, []byte{'\n'})
 	return bytes.TrimRight(line, "\r"), rest, ended
+}
+
+// objectLines reports whether every non-blank line of lines, a sniffed
+// prefix, starts with '{' and ends with '}', ignoring white space around
+// them; the last line, if the prefix cut it short (whole is false), need
+// only start with '{'.
+func objectLines(lines []byte, whole bool) bool {
+	objects := 0
+	for len(lines) > 0 {
+		line, rest, ended := cutLine(lines)
+		lines = rest
+		line = bytes.Trim(line, " \t")
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] != '{' || (ended || whole) && (len(line) < 2 || line[len(line)-1] != '}') {
+			return false
+		}
+		objects++
+	}
+	return objects > 0
 }
 
 // hasMember reports whether members has one named any of names.

@@ -13,9 +13,10 @@ import (
 )
 
 // FuzzIsOTLP holds auto-detection to what SPEC lets it do: it never takes a
-// line with a type or an operationId for an OTLP export, and it refuses an
+// line with a type or an operationId for an OTLP export, it refuses an
 // input as binary only when no line after the first is a record or an
-// export.
+// export, and never refuses lines that are each braces around any bytes
+// (a ledger's bad lines).
 func FuzzIsOTLP(f *testing.F) {
 	for _, seed := range []string{
 		`{"resourceSpans":[]}` + "\n",
@@ -28,6 +29,13 @@ func FuzzIsOTLP(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var braced []byte
+		for line := range bytes.SplitSeq(data, []byte("\n")) {
+			braced = append(append(append(append(braced, '{'), line...), '}'), '\n')
+		}
+		if _, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(braced), otlpSniffBytes), "auto", recordMarks(nil)); err != nil {
+			t.Fatalf("lines of braces around text refused: %v: %q", err, braced)
+		}
 		for _, format := range []string{"auto", "ndjson", "otlp"} {
 			isOTLP, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(data), otlpSniffBytes), format, recordMarks(nil))
 			if format == "ndjson" && (isOTLP || err != nil) {
@@ -138,6 +146,11 @@ func TestIsOTLPAuto(t *testing.T) {
 		{"a length-prefixed request", "\x00\x00\x00\x36" + request, false, otlp.ErrBinary},
 		{"a protobuf request, then a record", request + "\n" + record, false, nil},
 		{"a control byte on a first line of text, then records", "\x0c{\"type\":\"effect\"}\n" + record, false, nil},
+		{"a raw escape in a string, the only line", "{\"type\":\"attempt\",\"note\":\"\x1b[31m\"}\n", false, nil},
+		{"raw escapes in strings past the prefix, then records", strings.Repeat("{\"type\":\"attempt\",\"note\":\"\x1b[31m\"}\r\n", 2000) + record, false, nil},
+		{"a raw escape in a first line like an export", "{\"resourceSpans\":[{\"x\":\"\x1b\"}]}\n", true, nil},
+		{"a protobuf request whose length is a brace", "\x0a\x7b" + request[2:], false, otlp.ErrBinary},
+		{"a braced line of binary, then a protobuf request", "{\x02}\n" + request, false, otlp.ErrBinary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
