@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// compactHashByByte is compactHash written plainly, a byte at a time: the
-// reference the word-at-a-time version is held to.
+// compactHashByByte is compactHash written plainly, with comparisons where
+// compactHash looks digits up in a table and folds their error bits: the
+// reference it is held to.
 func compactHashByByte(h string) string {
 	if len(h) != len(sha256Prefix)+64 || !strings.HasPrefix(h, sha256Prefix) {
 		return h
