@@ -431,13 +431,19 @@ const (
 // after its first line, that is a ledger record or an OTLP export, or
 // otherLine if none is: a JSON object with one of marks, or resourceSpans,
 // as a member. Any object would not do, since protobuf bytes split at line
-// feeds can make a small one. The last line counts only if whole says the
-// prefix is all of the input: otherwise it may be cut short.
+// feeds can make a small one. When whole says the prefix is not all of the
+// input, its last line may be cut short: it counts as an export if it starts
+// as one (otlp.LooksLong), and otherwise not at all.
 func nextKind(lines []byte, whole bool, marks []string) lineKind {
 	var p ndjson.Parser
 	for len(lines) > 0 {
 		line, rest, ended := cutLine(lines)
 		if !ended && !whole {
+			// A line the prefix cuts short, as a collector's export line
+			// often is: judged by how it starts.
+			if otlp.LooksLong(line) {
+				return exportLine
+			}
 			return otherLine
 		}
 		if members, err := p.Parse(line); err == nil {
