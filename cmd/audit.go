@@ -177,10 +177,15 @@ func auditRun(opts *AuditOptions) error {
 	if base, err = awaitBaseline(loaded, err); err != nil {
 		return err
 	}
-	if rep.Summary.Records == 0 {
-		// SPEC passes the gate on no operations; an export that came out
-		// empty, or whose every line is now invalid, deserves a word.
-		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %s; nothing was audited\n", report.Plural(rep.Summary.Lines, "line"))
+	// SPEC passes the gate on no operations; an export that came out
+	// empty, whose every line is now invalid, or whose spans are none of
+	// them marked as records, deserves a word.
+	switch sum := &rep.Summary; {
+	case sum.Records == 0:
+		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %s; nothing was audited\n", report.Plural(sum.Lines, "line"))
+	case sum.Operations == 0: // only OTLP records (export lines) hold no operation
+		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no span in %s is marked as an attempt or effect (by effect.record, or the attribute --map type= names); nothing was audited\n",
+			report.Plural(sum.Records, "OTLP export line"))
 	}
 	fails := func() bool { return gateFails(rep, opts.FailOn) }
 	if base != nil {
