@@ -73,6 +73,55 @@ func TestWritesToStdout(t *testing.T) {
 	}
 }
 
+// TestRefuseStderrFile checks that an output flag may not name the regular
+// file standard error writes to (a CI job's log, which creating the output
+// would empty), by any name, but may name standard error's pipe, where its
+// lines join the messages, or /dev/null.
+func TestRefuseStderrFile(t *testing.T) {
+	dir := t.TempDir()
+	logName := filepath.Join(dir, "job.log")
+	log, err := os.Create(logName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	link := filepath.Join(dir, "link.log")
+	if err := os.Symlink(logName, link); err != nil {
+		t.Fatal(err)
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, tc := range []struct {
+		name    string
+		errOut  *os.File
+		path    string
+		refused bool
+	}{
+		{"the log file", log, logName, true},
+		{"the log file through a link", log, link, true},
+		{"the log file by its descriptor", log, "/dev/fd/" + fmt.Sprint(log.Fd()), true},
+		{"another file", log, filepath.Join(dir, "rejects.ndjson"), false},
+		{"a pipe, by its descriptor", w, "/dev/fd/" + fmt.Sprint(w.Fd()), false},
+		{"/dev/null as standard error too", null, os.DevNull, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := refuseStdout(&Streams{Out: null, ErrOut: tc.errOut}, "rejects", tc.path)
+			if refused := err != nil; refused != tc.refused {
+				t.Errorf("refuseStdout(%s) = %v; want refused %v", tc.path, err, tc.refused)
+			}
+		})
+	}
+}
+
 // TestReplacedDotDotAfterLink checks that ".." in a link's target, after a
 // part of it that is a link itself, climbs from where that link leads.
 func TestReplacedDotDotAfterLink(t *testing.T) {

@@ -240,40 +240,43 @@ func refuseSame(flag, path string, others ...flagFile) error {
 }
 
 // refuseStdout refuses path, which flag would write, when it is standard
-// output ("-", or standard output's file by another name): the report's.
+// output ("-", or standard output's file by another name): the report's;
+// or when it is the regular file standard error writes to, which a CI job
+// often keeps as its log: creating the file would empty it. (Standard
+// error's pipe or terminal takes no harm: there the lines written join the
+// messages.)
 func refuseStdout(s *Streams, flag, path string) error {
 	if path == input.Stdin || path != "" && writesTo(s, "", path) {
 		return usageError("--%s %s: standard output is the report's; name another file", flag, path)
+	}
+	if path != "" && isStream(s.ErrOut, path, nil) {
+		return usageError("--%s %s: standard error's file would be emptied; name another file", flag, path)
 	}
 	return nil
 }
 
 // writesTo reports whether output, a path or "" for standard output, is
 // the file at path.
-//
-// Writing to standard output's file through another name harms the report
-// only when that file keeps what is written (a regular file), or is a pipe
-// or the like named as standard output itself (/dev/stdout): /dev/null, a
-// terminal, or standard error sharing a pipe with it take no harm.
 func writesTo(s *Streams, output, path string) bool {
 	if output != "" {
 		return sameFile(output, path)
 	}
-	out := streamFile(s.Out)
+	return isStream(s.Out, path, []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+}
+
+// isStream reports whether path is the file that stream, a standard
+// stream, writes to, such that writing to path harms what the stream
+// writes: when that file keeps what is written (a regular file), or is a
+// pipe or the like that path names as the stream itself (one of names).
+// /dev/null, a terminal, or the other stream sharing a pipe with it take
+// no harm.
+func isStream(stream any, path string, names []string) bool {
+	out := streamFile(stream)
 	st, err := os.Stat(path)
 	if out == nil || err != nil || !os.SameFile(out, st) {
 		return false
 	}
-	return out.Mode().IsRegular() || out.Mode()&os.ModeCharDevice == 0 && namesStdout(path)
-}
-
-// namesStdout reports whether path names standard output itself.
-func namesStdout(path string) bool {
-	switch path {
-	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
-		return true
-	}
-	return false
+	return out.Mode().IsRegular() || out.Mode()&os.ModeCharDevice == 0 && slices.Contains(names, path)
 }
 
 // streamFile returns what file a standard stream is, or nil when it is no
