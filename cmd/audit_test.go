@@ -709,3 +709,34 @@ func TestHelpCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigFilesBounded checks that --policy and --map-file read at most
+// maxConfigBytes: a file one byte over is refused by name at once, as a
+// device that never ends is, and one at the limit is read.
+func TestConfigFilesBounded(t *testing.T) {
+	dir := t.TempDir()
+	// An empty mapping, then a comment to make the file n bytes long.
+	yaml := func(n int) []byte { return fmt.Appendf(nil, "{}\n#%s\n", bytes.Repeat([]byte(" "), n-5)) }
+	atLimit, over := filepath.Join(dir, "at-limit.yaml"), filepath.Join(dir, "over.yaml")
+	for name, n := range map[string]int{atLimit: maxConfigBytes, over: maxConfigBytes + 1} {
+		if err := os.WriteFile(name, yaml(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, flag := range []string{"--policy", "--map-file"} {
+		for _, tc := range []struct {
+			file, wantErr string
+			wantCode      int
+		}{
+			{atLimit, "", 1}, // the fixture's operations fail the gate
+			{over, over + ": larger than 1 MiB", 2},
+			{"/dev/zero", "/dev/zero: larger than 1 MiB", 2},
+		} {
+			streams, _, stderr := TestStreams("")
+			code := Main(streams, "audit", "--example", flag, tc.file)
+			if code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) || tc.wantErr == "" && stderr.Len() > 0 {
+				t.Errorf("%s %s: exit %d, stderr %q; want exit %d and %q", flag, tc.file, code, stderr, tc.wantCode, tc.wantErr)
+			}
+		}
+	}
+}

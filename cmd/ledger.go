@@ -505,9 +505,9 @@ func hasMember(members []ndjson.Member, names []string) bool {
 func loadFields(specs []string, file string) (*fieldmap.Map, error) {
 	var m *fieldmap.Map
 	if file != "" {
-		data, err := os.ReadFile(file)
+		data, err := readConfig("map file", file)
 		if err != nil {
-			return nil, failure(fmt.Errorf("map file: %w", err))
+			return nil, err
 		}
 		if m, err = fieldmap.Load(file, data); err != nil {
 			return nil, usageError("%v", err)
@@ -524,6 +524,29 @@ func loadFields(specs []string, file string) (*fieldmap.Map, error) {
 		return nil, nil
 	}
 	return m, nil
+}
+
+// maxConfigBytes bounds what --policy and --map-file read: each is a few
+// lines of YAML, and a ledger or a device named by mistake must not be read
+// whole into memory before the first line is found wrong.
+const maxConfigBytes = 1 << 20
+
+// readConfig reads the --policy or --map-file file name; what names the
+// file's kind in errors.
+func readConfig(what, name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, failure(fmt.Errorf("%s: %w", what, err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return nil, failure(fmt.Errorf("%s: %w", what, err))
+	}
+	if len(data) > maxConfigBytes {
+		return nil, usageError("%s %s: larger than %d MiB; it is a few lines of YAML", what, name, maxConfigBytes>>20)
+	}
+	return data, nil
 }
 
 // strictFailure lists the first invalid lines and ends the run with status 2.
@@ -548,9 +571,9 @@ func loadPolicy(name string) (*policy.Policy, error) {
 	if name == "" {
 		return policy.Default(), nil
 	}
-	data, err := os.ReadFile(name)
+	data, err := readConfig("policy", name)
 	if err != nil {
-		return nil, failure(fmt.Errorf("policy: %w", err))
+		return nil, err
 	}
 	p, err := policy.Parse(name, data)
 	if err != nil {
