@@ -91,9 +91,10 @@ func (t *tempFiles) ending() bool {
 	return t.stopped
 }
 
-// onSignal removes t's files when SIGINT or SIGTERM arrives, then ends the
-// process by the same signal, so that its exit status says so as usual
-// (130, 143); the returned stop ends the watch. A signal the process was
+// onSignal removes t's files when SIGINT, SIGTERM or SIGHUP (a closed
+// terminal) arrives, then ends the process by the same signal, so that its
+// exit status says so as usual (130, 143, 129); the returned stop ends the
+// watch. A signal the process was
 // started with ignored, as background jobs of a script are with SIGINT,
 // stays ignored.
 //
@@ -107,7 +108,7 @@ func (t *tempFiles) onSignal() (stop func()) {
 	}
 	ch := make(chan os.Signal, 1)
 	var watched []os.Signal
-	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
 		if !signal.Ignored(sig) {
 			watched = append(watched, sig)
 		}
