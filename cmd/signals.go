@@ -94,9 +94,8 @@ func (t *tempFiles) ending() bool {
 // onSignal removes t's files when SIGINT, SIGTERM or SIGHUP (a closed
 // terminal) arrives, then ends the process by the same signal, so that its
 // exit status says so as usual (130, 143, 129); the returned stop ends the
-// watch. A signal the process was
-// started with ignored, as background jobs of a script are with SIGINT,
-// stays ignored.
+// watch. A signal the process was started with ignored, as background jobs
+// of a script are with SIGINT, stays ignored.
 //
 // SIGPIPE is caught too, so that a write to a standard output whose reader
 // has gone (| head) fails with EPIPE, as writes to other pipes do, rather
