@@ -317,7 +317,7 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, marks []stri
 	in := ingest.Input{Name: display}
 	// Just big enough to sniff the format: the pipeline reads chunks of
 	// 256 KiB, which a smaller buffer passes straight through.
-	br := bufio.NewReaderSize(src, otlpSniffBytes)
+	br := bufio.NewReaderSize(src, sniffPeekBytes)
 	in.R = br
 	if in.OTLP, err = isOTLP(br, o.InputFormat, marks); err != nil {
 		src.Close()
@@ -350,8 +350,14 @@ func tuneGC(s *Streams) (stop func()) {
 }
 
 // otlpSniffBytes is how much of an input is looked at to tell OTLP/JSON
-// from ledger NDJSON, and text from binary.
-const otlpSniffBytes = 64 << 10
+// from ledger NDJSON, and text from binary: the lines that start in it.
+// sniffPeekBytes is how much is read for that: a little more, so that a
+// line starting near the end shows enough of itself to be judged by how it
+// starts (otlp.LooksLong).
+const (
+	otlpSniffBytes = 64 << 10
+	sniffPeekBytes = otlpSniffBytes + 256
+)
 
 // recordMarks returns the top-level members that mark a line as a ledger
 // record, one of which every record has: type and operationId, or the first
@@ -373,7 +379,7 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	if format == "ndjson" {
 		return false, nil
 	}
-	prefix, err := br.Peek(otlpSniffBytes)
+	prefix, err := br.Peek(sniffPeekBytes)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return false, err
 	}
@@ -386,12 +392,13 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	// collector's binary output if the prefix holds a raw control byte,
 	// which no JSON text does (a protobuf export starts with the tag byte
 	// 0x0A, a line feed, then a length and binary fields whose tags are
-	// mostly control bytes), unless every line of it is an object's braces
-	// around text, as a ledger's bad lines are (an ANSI colour escape
-	// copied raw into a string) and binary fields cut at line feeds are
-	// not. A text ledger whose first line is bad has records after it, and
-	// that line is an invalid line like any other.
-	whole := len(prefix) < otlpSniffBytes // the prefix is the whole input
+	// mostly control bytes), unless the byte is ESC, which starts the
+	// colour codes of text copied from a terminal, or every line is an
+	// object's braces around text, as a ledger's bad lines are (a control
+	// byte copied raw into a string) and binary fields cut at line feeds
+	// are not. A text ledger whose first line is bad has records after it,
+	// and that line is an invalid line like any other.
+	whole := len(prefix) < sniffPeekBytes // the prefix is the whole input
 	line := bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	for len(line) > 0 {
 		first, rest, ended := cutLine(line)
@@ -405,13 +412,14 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 				return otlp.Looks(members) && !hasMember(members, marks), nil
 			}
 		}
-		switch nextKind(rest, whole, marks) {
+		switch nextKind(rest, otlpSniffBytes-(len(prefix)-len(rest)), whole, marks) {
 		case recordLine:
 			return false, nil
 		case exportLine:
 			return true, nil
 		}
-		if bytes.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' }) && !objectLines(line, whole) {
+		binary := func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' && r != '\x1b' }
+		if bytes.ContainsFunc(line, binary) && !objectLines(line) {
 			return false, otlp.ErrBinary
 		}
 		// A first line that is bad, or longer than the sniffed prefix,
@@ -434,13 +442,15 @@ const (
 // after its first line, that is a ledger record or an OTLP export, or
 // otherLine if none is: a JSON object with one of marks, or resourceSpans,
 // as a member. Any object would not do, since protobuf bytes split at line
-// feeds can make a small one. When whole says the prefix is not all of the
-// input, its last line may be cut short: it counts as an export if it starts
-// as one (otlp.LooksLong), and otherwise not at all.
-func nextKind(lines []byte, whole bool, marks []string) lineKind {
+// feeds can make a small one. Only lines that start in lines[:window] count.
+// When whole says the prefix is not all of the input, its last line may be
+// cut short: it counts as an export if it starts as one (otlp.LooksLong),
+// and otherwise not at all.
+func nextKind(lines []byte, window int, whole bool, marks []string) lineKind {
 	var p ndjson.Parser
-	for len(lines) > 0 {
+	for start := 0; len(lines) > 0 && start < window; {
 		line, rest, ended := cutLine(lines)
+		start += len(lines) - len(rest)
 		if !ended && !whole {
 			// A line the prefix cuts short, as a collector's export line
 			// often is: judged by how it starts.
@@ -470,10 +480,10 @@ func cutLine(b []byte) (line, rest []byte, ended bool) {
 }
 
 // objectLines reports whether every non-blank line of lines, a sniffed
-// prefix, starts with '{' and ends with '}', ignoring white space around
-// them; the last line, if the prefix cut it short (whole is false), need
-// only start with '{'.
-func objectLines(lines []byte, whole bool) bool {
+// prefix, starts with '{' and, if a line feed ends it, with '}', ignoring
+// white space around them: a last line without one may be cut short, by
+// the prefix or by a writer that stopped.
+func objectLines(lines []byte) bool {
 	objects := 0
 	for len(lines) > 0 {
 		line, rest, ended := cutLine(lines)
@@ -482,7 +492,7 @@ func objectLines(lines []byte, whole bool) bool {
 		if len(line) == 0 {
 			continue
 		}
-		if line[0] != '{' || (ended || whole) && (len(line) < 2 || line[len(line)-1] != '}') {
+		if line[0] != '{' || ended && (len(line) < 2 || line[len(line)-1] != '}') {
 			return false
 		}
 		objects++

@@ -33,11 +33,11 @@ func FuzzIsOTLP(f *testing.F) {
 		for line := range bytes.SplitSeq(data, []byte("\n")) {
 			braced = append(append(append(append(braced, '{'), line...), '}'), '\n')
 		}
-		if _, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(braced), otlpSniffBytes), "auto", recordMarks(nil)); err != nil {
+		if _, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(braced), sniffPeekBytes), "auto", recordMarks(nil)); err != nil {
 			t.Fatalf("lines of braces around text refused: %v: %q", err, braced)
 		}
 		for _, format := range []string{"auto", "ndjson", "otlp"} {
-			isOTLP, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(data), otlpSniffBytes), format, recordMarks(nil))
+			isOTLP, err := isOTLP(bufio.NewReaderSize(bytes.NewReader(data), sniffPeekBytes), format, recordMarks(nil))
 			if format == "ndjson" && (isOTLP || err != nil) {
 				t.Fatalf("ndjson: isOTLP = %v, %v", isOTLP, err)
 			}
@@ -106,10 +106,21 @@ func TestNextKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := nextKind([]byte(tt.lines), tt.whole, recordMarks(fields)); got != tt.want {
+			if got := nextKind([]byte(tt.lines), len(tt.lines), tt.whole, recordMarks(fields)); got != tt.want {
 				t.Errorf("nextKind(%q, %v) = %v, want %v", tt.lines, tt.whole, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestNextKindWindow checks that only the lines that start in the window
+// count, whatever follows them.
+func TestNextKindWindow(t *testing.T) {
+	lines := []byte(`{"a":1}` + "\n" + `{"resourceSpans":[]}` + "\n")
+	for window, want := range map[int]lineKind{8: otherLine, 9: exportLine, len(lines): exportLine} {
+		if got := nextKind(lines, window, true, recordMarks(nil)); got != want {
+			t.Errorf("nextKind(%q, %d) = %v, want %v", lines, window, got, want)
+		}
 	}
 }
 
@@ -137,6 +148,11 @@ func TestIsOTLPAuto(t *testing.T) {
 		{"a bad first line, then records", "oops\n" + record, false, nil},
 		{"a bad first line, then exports", "oops\n" + export, true, nil},
 		{"a bad first line, then an export longer than the prefix", "oops\n" + long, true, nil},
+		{"a bad first line, then an export starting in the window's last bytes", strings.Repeat("x", otlpSniffBytes-18) + "\n" + long, true, nil},
+		{"a bad first line, then an export starting on the window's last byte", strings.Repeat("x", otlpSniffBytes-2) + "\n" + long, true, nil},
+		{"a bad first line filling the window, then an export", strings.Repeat("x", otlpSniffBytes-1) + "\n" + long, false, nil},
+		{"bad lines with colour codes, the last cut off mid-write", strings.Repeat("{\"type\":\"attempt\",\"note\":\"\x1b[31mtimeout\x1b[0m\"}\n", 3) + "{\"type\":\"att\x01", false, nil},
+		{"lines coloured as a whole", strings.Repeat("\x1b[32m{\"type\":\"attempt\"}\x1b[0m\n", 3), false, nil},
 		{"a bad first line, then a record longer than the prefix", "oops\n" + `{"type":"effect","operationId":"o","effectRef":"` + strings.Repeat("r", otlpSniffBytes) + "\"}\n", false, nil},
 		{"a first export with a duplicate member, then exports", `{"resourceSpans":[],"resourceSpans":[]}` + "\n" + export, true, nil},
 		{"a first export with a lone surrogate, then exports", `{"resourceSpans":[{"x":"\ud800"}]}` + "\n" + export, true, nil},
@@ -158,7 +174,7 @@ func TestIsOTLPAuto(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := isOTLP(bufio.NewReaderSize(strings.NewReader(tt.input), otlpSniffBytes), "auto", recordMarks(nil))
+			got, err := isOTLP(bufio.NewReaderSize(strings.NewReader(tt.input), sniffPeekBytes), "auto", recordMarks(nil))
 			if got != tt.want || !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 				t.Errorf("isOTLP = %v, %v; want %v, %v", got, err, tt.want, tt.wantErr)
 			}
