@@ -166,8 +166,8 @@ func TestArenaKeepsStrings(t *testing.T) {
 
 // TestTableFindsEveryKey fills a table far past its first size, with
 // hashes that collide on purpose, and finds every key. A second table,
-// filled through lookup and insertAt, must hold every value in the same
-// slot as the first.
+// filled through the empty slots lookup returns, must hold every value in
+// the same slot as the first, whose inserts search for their own.
 func TestTableFindsEveryKey(t *testing.T) {
 	keys := make([]string, 20000)
 	for i := range keys {
@@ -181,7 +181,7 @@ func TestTableFindsEveryKey(t *testing.T) {
 		if _, ok := tab.find(hash(k), same); ok {
 			t.Fatalf("%s found before it was inserted", k)
 		}
-		tab.insert(hash(k), int32(i))
+		tab.insertAt(-1, hash(k), int32(i))
 		_, empty, ok := tabAt.lookup(hash(k), same)
 		if ok || tabAt.slots[empty] != 0 {
 			t.Fatalf("lookup(%s) = slot %d holding %#x, found %v; want an empty slot", k, empty, tabAt.slots[empty], ok)
@@ -195,7 +195,7 @@ func TestTableFindsEveryKey(t *testing.T) {
 		}
 	}
 	if !slices.Equal(tab.slots, tabAt.slots) || tab.used != tabAt.used {
-		t.Error("insertAt placed values in other slots than insert")
+		t.Error("inserting at the slots lookup returned placed values elsewhere than searching for them")
 	}
 	if _, ok := tab.find(hash("absent"), func(v int32) bool { return keys[v] == "absent" }); ok {
 		t.Error("found a key never inserted")

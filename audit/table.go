@@ -44,9 +44,10 @@ func (t *table) find(h uint32, same func(v int32) bool) (int32, bool) {
 	return v, ok
 }
 
-// lookup is find that, when it finds nothing, also returns the empty slot
-// that ended the search, where insertAt puts a value for the key: an
-// operation's first record then walks its probe sequence once, not twice.
+// lookup is find that also returns the slot where the search ended: the
+// value's, or, when it finds nothing, the empty slot where insertAt puts a
+// value for the key. An operation's first record then walks its probe
+// sequence once, not twice.
 func (t *table) lookup(h uint32, same func(v int32) bool) (v int32, empty int, ok bool) {
 	if len(t.slots) == 0 {
 		return 0, -1, false
@@ -64,11 +65,9 @@ func (t *table) lookup(h uint32, same func(v int32) bool) (v int32, empty int, o
 	}
 }
 
-// insert adds value v for a key that hashes to h and is not in the table.
-func (t *table) insert(h uint32, v int32) { t.insertAt(-1, h, v) }
-
-// insertAt is insert given the empty slot lookup returned for the key (-1:
-// none), if the table has not changed since.
+// insertAt adds value v for a key that hashes to h and is not in the
+// table, at empty, the slot lookup returned for the key if the table has
+// not changed since, or -1 to search for one.
 func (t *table) insertAt(empty int, h uint32, v int32) {
 	s := uint64(h)<<32 | uint64(uint32(v)+1)
 	if (t.used+1)*8 > len(t.slots)*maxLoad {

@@ -135,7 +135,7 @@ func auditRun(opts *AuditOptions) error {
 		}
 	}
 	var baseOut *output
-	if err := refuseStdout(s, "write-baseline", opts.WriteBaseline); err != nil {
+	if err := refuseStreams(s, "write-baseline", opts.WriteBaseline); err != nil {
 		return err
 	}
 	if opts.Baseline == input.Stdin {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -114,9 +115,44 @@ func TestRefuseStderrFile(t *testing.T) {
 		{"/dev/null as standard error too", null, os.DevNull, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := refuseStdout(&Streams{Out: null, ErrOut: tc.errOut}, "rejects", tc.path)
+			err := refuseStreams(&Streams{Out: null, ErrOut: tc.errOut}, "rejects", tc.path)
 			if refused := err != nil; refused != tc.refused {
-				t.Errorf("refuseStdout(%s) = %v; want refused %v", tc.path, err, tc.refused)
+				t.Errorf("refuseStreams(%s) = %v; want refused %v", tc.path, err, tc.refused)
+			}
+		})
+	}
+}
+
+// TestOutputsSpareStderrFile checks that every output flag refuses the
+// file standard error goes to, leaving what it holds as it was.
+func TestOutputsSpareStderrFile(t *testing.T) {
+	for _, args := range [][]string{
+		{"audit", "--example", "--rejects"},
+		{"audit", "--example", "--write-baseline"},
+		{"generate", "--ops", "10", "-o"},
+		{"generate", "--ops", "10", "-o", os.DevNull, "--truth"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			logName := filepath.Join(t.TempDir(), "job.log")
+			log, err := os.Create(logName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			if _, err := log.WriteString("earlier steps\n"); err != nil {
+				t.Fatal(err)
+			}
+			streams, _, _ := TestStreams("")
+			streams.ErrOut = log
+			if code := Main(streams, append(args, logName)...); code != 2 {
+				t.Errorf("exit %d; want 2", code)
+			}
+			got, err := os.ReadFile(logName)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(string(got), "earlier steps\n") || !strings.Contains(string(got), "standard error goes to that file") {
+				t.Errorf("the log holds %q", got)
 			}
 		})
 	}

@@ -76,6 +76,12 @@ func generateRun(opts *GenerateOptions) (err error) {
 	if opts.Truth != "" && truthName != "" && writesTo(opts.Streams, outName, opts.Truth) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
 	}
+	if err := refuseStderrFile(opts.Streams, "output", outName); err != nil {
+		return err
+	}
+	if err := refuseStderrFile(opts.Streams, "truth", truthName); err != nil {
+		return err
+	}
 	// Both files are put in place only once both are written whole: a
 	// failure or a signal leaves any earlier ones as they were.
 	out, err := createOutput(outName, opts.Streams.Out, opts.Streams.temps)

@@ -133,7 +133,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	case !o.listInvalid:
 		opts.KeepInvalid = -1 // counted, never listed
 	}
-	if err := refuseStdout(s, "rejects", o.Rejects); err != nil {
+	if err := refuseStreams(s, "rejects", o.Rejects); err != nil {
 		return nil, nil, err
 	}
 	if o.Rejects != "" {
@@ -239,18 +239,24 @@ func refuseSame(flag, path string, others ...flagFile) error {
 	return nil
 }
 
-// refuseStdout refuses path, which flag would write, when it is standard
+// refuseStreams refuses path, which flag would write, when it is standard
 // output ("-", or standard output's file by another name): the report's;
-// or when it is the regular file standard error writes to, which a CI job
-// often keeps as its log: creating the file would empty it. (Standard
-// error's pipe or terminal takes no harm: there the lines written join the
-// messages.)
-func refuseStdout(s *Streams, flag, path string) error {
+// or standard error's file (see refuseStderrFile).
+func refuseStreams(s *Streams, flag, path string) error {
 	if path == input.Stdin || path != "" && writesTo(s, "", path) {
 		return usageError("--%s %s: standard output is the report's; name another file", flag, path)
 	}
+	return refuseStderrFile(s, flag, path)
+}
+
+// refuseStderrFile refuses path, which flag would write, when it is the
+// regular file standard error writes to, by any name: a CI job's log,
+// which writing the output there would empty or replace. (Standard error's
+// pipe or terminal takes no harm: there the lines written join the
+// messages.)
+func refuseStderrFile(s *Streams, flag, path string) error {
 	if path != "" && isStream(s.ErrOut, path, nil) {
-		return usageError("--%s %s: standard error's file would be emptied; name another file", flag, path)
+		return usageError("--%s %s: standard error goes to that file; name another file", flag, path)
 	}
 	return nil
 }
