@@ -48,7 +48,7 @@ func (t *table) find(h uint32, same func(v int32) bool) (int32, bool) {
 // value's, or, when it finds nothing, the empty slot where insertAt puts a
 // value for the key. An operation's first record then walks its probe
 // sequence once, not twice.
-func (t *table) lookup(h uint32, same func(v int32) bool) (v int32, empty int, ok bool) {
+func (t *table) lookup(h uint32, same func(v int32) bool) (v int32, slot int, ok bool) {
 	if len(t.slots) == 0 {
 		return 0, -1, false
 	}
