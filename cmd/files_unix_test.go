@@ -44,17 +44,7 @@ func TestWritesToStdout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
+	null, w := nullAndPipe(t)
 	for _, tc := range []struct {
 		name string
 		out  *os.File
@@ -90,17 +80,7 @@ func TestRefuseStderrFile(t *testing.T) {
 	if err := os.Symlink(logName, link); err != nil {
 		t.Fatal(err)
 	}
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	defer w.Close()
+	null, w := nullAndPipe(t)
 	for _, tc := range []struct {
 		name    string
 		errOut  *os.File
@@ -156,6 +136,22 @@ func TestOutputsSpareStderrFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nullAndPipe opens /dev/null for writing, and a pipe whose write end it
+// returns, both closed when the test ends: streams that keep nothing.
+func nullAndPipe(t *testing.T) (null, w *os.File) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { null.Close() })
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return null, w
 }
 
 // TestReplacedDotDotAfterLink checks that ".." in a link's target, after a
