@@ -618,8 +618,40 @@ func TestGenerateTruthOnStdout(t *testing.T) {
 	streams, _, stderr := TestStreams("")
 	streams.Out = f
 	if code := Main(streams, "generate", "--ops", "3", "--truth", path); code != ExitError ||
-		!strings.Contains(stderr.String(), "is also the ledger's file") {
+		!strings.Contains(stderr.String(), "standard output holds the ledger") {
 		t.Errorf("exit %d, stderr %q; want exit 2, the truth file refused", code, stderr)
+	}
+}
+
+// TestGenerateToStdoutByName checks that generate writes a ledger or truth
+// file named as standard output's file through the stream, so that what
+// the file held stays (a shell's >>), where putting a new file in place
+// would replace it.
+func TestGenerateToStdoutByName(t *testing.T) {
+	for _, args := range [][]string{{"-o"}, {"-o", os.DevNull, "--truth"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log.txt")
+			if err := os.WriteFile(path, []byte("earlier\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			streams, _, stderr := TestStreams("")
+			streams.Out = f
+			if code := Main(streams, append(append([]string{"generate", "--ops", "3"}, args...), path)...); code != 0 {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lines := strings.Count(string(got), "\n"); !strings.HasPrefix(string(got), "earlier\n") || lines < 4 {
+				t.Errorf("the file holds %q; want what it held, then the output", got)
+			}
+		})
 	}
 }
 

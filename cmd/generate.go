@@ -60,18 +60,19 @@ line.`,
 
 func generateRun(opts *GenerateOptions) (err error) {
 	outName := opts.Output
-	if outName == input.Stdin {
-		outName = "" // standard output, as for ledgers read
+	if outName == input.Stdin || outName != "" && writesTo(opts.Streams, "", outName) {
+		// Standard output, as for ledgers read, also when named as a file
+		// (/dev/stdout, or the file it goes to): written through the
+		// stream, so that a shell's >> appends, where a file put in place
+		// would replace what was there.
+		outName = ""
 	}
 	truthName := opts.Truth
-	if truthName == input.Stdin {
+	if truthName == input.Stdin || truthName != "" && writesTo(opts.Streams, "", truthName) {
 		if outName == "" {
-			return usageError("--truth -: standard output holds the ledger; name a file, or give -o FILE for the ledger")
+			return usageError("--truth %s: standard output holds the ledger; name a file, or give -o FILE for the ledger", opts.Truth)
 		}
 		truthName = "" // standard output, the ledger going to its file
-		if writesTo(opts.Streams, "", outName) {
-			return usageError("--truth - with -o %s: standard output is that file; give each its own", outName)
-		}
 	}
 	if opts.Truth != "" && truthName != "" && writesTo(opts.Streams, outName, opts.Truth) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
