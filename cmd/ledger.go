@@ -425,7 +425,8 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 			return true, nil
 		}
 		binary := func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' && r != '\x1b' }
-		if bytes.ContainsFunc(line, binary) && !objectLines(line) {
+		window := line[:max(0, min(len(line), otlpSniffBytes-(len(prefix)-len(line))))] // not the look-ahead
+		if bytes.ContainsFunc(window, binary) && !objectLines(window) {
 			return false, otlp.ErrBinary
 		}
 		// A first line that is bad, or longer than the sniffed prefix,
@@ -487,17 +488,17 @@ func cutLine(b []byte) (line, rest []byte, ended bool) {
 
 // objectLines reports whether every non-blank line of lines, a sniffed
 // prefix, starts with '{' and, if a line feed ends it, with '}', ignoring
-// white space around them: a last line without one may be cut short, by
+// white space (CRs too) around them: a last line without one may be cut short, by
 // the prefix or by a writer that stopped.
 func objectLines(lines []byte) bool {
 	objects := 0
 	for len(lines) > 0 {
 		line, rest, ended := cutLine(lines)
 		lines = rest
-		line = bytes.Trim(line, " \t")
-		if len(line) == 0 {
-			continue
+		if ndjson.Blank(line) {
+			continue // as the reader counts it
 		}
+		line = bytes.Trim(line, " \t\r")
 		if line[0] != '{' || ended && (len(line) < 2 || line[len(line)-1] != '}') {
 			return false
 		}
