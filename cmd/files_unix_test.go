@@ -45,6 +45,15 @@ func TestWritesToStdout(t *testing.T) {
 	}
 	defer f.Close()
 	null, w := nullAndPipe(t)
+	fifoName := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifoName, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fifo, err := os.OpenFile(fifoName, os.O_RDWR, 0) // read and write: opening does not wait
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fifo.Close()
 	for _, tc := range []struct {
 		name string
 		out  *os.File
@@ -55,6 +64,8 @@ func TestWritesToStdout(t *testing.T) {
 		{"another file", f, filepath.Join(dir, "other.txt"), false},
 		{"/dev/null as standard output too", null, os.DevNull, false},
 		{"a pipe, named by its own descriptor", w, "/dev/fd/" + fmt.Sprint(w.Fd()), false},
+		{"a FIFO, named by its own name", fifo, fifoName, true},
+		{"a FIFO, named by its own name, uncleaned", fifo, dir + "//./fifo", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := writesTo(&Streams{Out: tc.out}, "", tc.path); got != tc.want {

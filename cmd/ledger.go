@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -267,22 +268,27 @@ func writesTo(s *Streams, output, path string) bool {
 	if output != "" {
 		return sameFile(output, path)
 	}
-	return isStream(s.Out, path, []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"})
+	return isStream(s.Out, path, []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1"})
 }
 
 // isStream reports whether path is the file that stream, a standard
 // stream, writes to, such that writing to path harms what the stream
-// writes: when that file keeps what is written (a regular file), or is a
-// pipe or the like that path names as the stream itself (one of names).
-// /dev/null, a terminal, or the other stream sharing a pipe with it take
-// no harm.
+// writes: when that file keeps what is written (a regular file), or, if
+// names are given, is a pipe that path names as the stream itself (one of
+// names) or by the name of a FIFO. /dev/null, a terminal, or the other
+// stream sharing a pipe with it (/dev/stderr) take no harm.
 func isStream(stream any, path string, names []string) bool {
 	out := streamFile(stream)
 	st, err := os.Stat(path)
 	if out == nil || err != nil || !os.SameFile(out, st) {
 		return false
 	}
-	return out.Mode().IsRegular() || out.Mode()&os.ModeCharDevice == 0 && slices.Contains(names, path)
+	if out.Mode().IsRegular() || names == nil || out.Mode()&os.ModeCharDevice != 0 {
+		return out.Mode().IsRegular()
+	}
+	clean := filepath.Clean(path)
+	descriptor := strings.HasPrefix(clean, "/dev/") || strings.HasPrefix(clean, "/proc/")
+	return slices.Contains(names, clean) || !descriptor
 }
 
 // streamFile returns what file a standard stream is, or nil when it is no
