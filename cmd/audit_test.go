@@ -227,6 +227,20 @@ func TestWriteFailureIsExit2(t *testing.T) {
 	}
 }
 
+// TestHelpWriteFailureIsExit2 checks that help which cannot be written
+// fails, as a report does, where cobra would pass it as printed.
+func TestHelpWriteFailureIsExit2(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"audit", "--help"}, {"help", "explain"}, {"completion"}, {}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			streams, _, stderr := TestStreams("")
+			streams.Out = failingWriter{}
+			if code := Main(streams, args...); code != ExitError || !strings.Contains(stderr.String(), "no space left on device") {
+				t.Errorf("exit %d, stderr %q; want %d and the write error", code, stderr, ExitError)
+			}
+		})
+	}
+}
+
 func TestRejectsUnwritable(t *testing.T) {
 	streams, _, stderr := TestStreams("")
 	code := Main(streams, "audit", "--example", "--rejects", filepath.Join(t.TempDir(), "missing", "rejects.ndjson"))

@@ -4,6 +4,7 @@
 package cmd
 
 import (
+	"io"
 	"strings"
 	"time"
 
@@ -18,8 +19,15 @@ func Main(streams *Streams, args ...string) int {
 	}
 	prof := &cpuProfile{}
 	root := newRoot(streams, prof)
+	// cobra ignores a failure to write help, which would then pass as
+	// printed (--help > /dev/full exiting 0): its writes are watched.
+	out := &watchedWriter{w: streams.Out}
+	root.SetOut(out)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if err == nil && out.err != nil {
+		err = failure(out.err)
+	}
 	// Stopped here rather than in a PersistentPostRunE, which cobra skips
 	// when the command fails.
 	if perr := prof.stop(); err == nil {
@@ -124,4 +132,18 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 		}
 	}
 	return root
+}
+
+// watchedWriter is w, keeping the first error a write to it returned.
+type watchedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (ww *watchedWriter) Write(p []byte) (int, error) {
+	n, err := ww.w.Write(p)
+	if err != nil && ww.err == nil {
+		ww.err = err
+	}
+	return n, err
 }
