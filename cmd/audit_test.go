@@ -227,15 +227,17 @@ func TestWriteFailureIsExit2(t *testing.T) {
 	}
 }
 
-// TestHelpWriteFailureIsExit2 checks that help which cannot be written
-// fails, as a report does, where cobra would pass it as printed.
+// TestHelpWriteFailureIsExit2 checks that help or a completion script that
+// cannot be written fails, as a report does and without a usage hint,
+// where cobra would pass help as printed.
 func TestHelpWriteFailureIsExit2(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"audit", "--help"}, {"help", "explain"}, {"completion"}, {}} {
+	for _, args := range [][]string{{"--help"}, {"audit", "--help"}, {"help", "explain"}, {"completion"}, {"completion", "bash"}, {}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			streams, _, stderr := TestStreams("")
 			streams.Out = failingWriter{}
-			if code := Main(streams, args...); code != ExitError || !strings.Contains(stderr.String(), "no space left on device") {
-				t.Errorf("exit %d, stderr %q; want %d and the write error", code, stderr, ExitError)
+			code := Main(streams, args...)
+			if code != ExitError || !strings.Contains(stderr.String(), "no space left on device") || strings.Contains(stderr.String(), "for usage") {
+				t.Errorf("exit %d, stderr %q; want %d and the write error, no usage hint", code, stderr, ExitError)
 			}
 		})
 	}

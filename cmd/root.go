@@ -4,6 +4,7 @@
 package cmd
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"time"
@@ -18,15 +19,14 @@ func Main(streams *Streams, args ...string) int {
 		defer streams.temps.onSignal()()
 	}
 	prof := &cpuProfile{}
-	root := newRoot(streams, prof)
 	// cobra ignores a failure to write help, which would then pass as
 	// printed (--help > /dev/full exiting 0): its writes are watched.
 	out := &watchedWriter{w: streams.Out}
-	root.SetOut(out)
+	root := newRoot(streams, prof, out)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
-	if err == nil && out.err != nil {
-		err = failure(out.err)
+	if out.err != nil && (err == nil || errors.Is(err, out.err)) {
+		err = failure(out.err) // not a usage error, as cobra's completion would have it
 	}
 	// Stopped here rather than in a PersistentPostRunE, which cobra skips
 	// when the command fails.
@@ -47,11 +47,14 @@ func Main(streams *Streams, args ...string) int {
 }
 
 // NewCmdRoot builds the command tree.
-func NewCmdRoot(streams *Streams) *cobra.Command { return newRoot(streams, &cpuProfile{}) }
+func NewCmdRoot(streams *Streams) *cobra.Command {
+	return newRoot(streams, &cpuProfile{}, &watchedWriter{w: streams.Out})
+}
 
 // newRoot builds the command tree, with the hidden --cpuprofile flag
-// starting prof; the caller stops it.
-func newRoot(streams *Streams, prof *cpuProfile) *cobra.Command {
+// starting prof, which the caller stops, and cobra's own output (help,
+// completion scripts) going to out.
+func newRoot(streams *Streams, prof *cpuProfile, out *watchedWriter) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "effectaudit",
 		Short: "Audit effect ledgers: did each operation produce at most one effect?",
@@ -75,7 +78,7 @@ ticket, charge or VM are found, and CI can be gated on them.`,
 	root.PersistentFlags().StringVar(&prof.path, "cpuprofile", "", "write a CPU profile of the run to `FILE` (for bench/pgo.sh)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.SetIn(streams.In)
-	root.SetOut(streams.Out)
+	root.SetOut(out)
 	root.SetErr(streams.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitError, err: plainFlagError(err), usage: true}
