@@ -74,7 +74,7 @@ func generateRun(opts *GenerateOptions) (err error) {
 		}
 		truthName = "" // standard output, the ledger going to its file
 	}
-	if opts.Truth != "" && truthName != "" && writesTo(opts.Streams, outName, opts.Truth) {
+	if outName != "" && truthName != "" && sameFile(outName, truthName) {
 		return usageError("--truth %s is also the ledger's file: give each its own", opts.Truth)
 	}
 	if err := refuseStderrFile(opts.Streams, "output", outName); err != nil {
