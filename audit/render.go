@@ -159,8 +159,13 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string, brief 
 	a.eachResult(op, func(code uint32, n int) {
 		o.Results = append(o.Results, ResultCount{Result: a.results[code].name, Attempts: n})
 	})
-	if len(o.Results) > 1 {
-		slices.SortFunc(o.Results, func(x, y ResultCount) int { return strings.Compare(x.Result, y.Result) })
+	switch rs := o.Results; {
+	case len(rs) == 2: // the common case past one, spared the sort's calls
+		if rs[1].Result < rs[0].Result {
+			rs[0], rs[1] = rs[1], rs[0]
+		}
+	case len(rs) > 2:
+		slices.SortFunc(rs, func(x, y ResultCount) int { return strings.Compare(x.Result, y.Result) })
 	}
 	var seen distinct
 	a.eachPair(op, func(p *opPair) { o.IdempotencyKeys = seen.append(o.IdempotencyKeys, a.key(a.pairAt(p.bind))) })
