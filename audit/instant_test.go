@@ -92,20 +92,41 @@ func FuzzParseInstant(f *testing.F) {
 }
 
 func TestPackedPosition(t *testing.T) {
-	maxLine := int(min(uint64(math.MaxInt), 1<<36-1)) // the most a line number keeps, or an int holds
+	maxLine := int(min(uint64(math.MaxInt), 1<<32-1)) // the most a line number keeps, or an int holds
+	last := MaxInputs - 1
 	tests := []struct{ in, want Position }{
 		{Position{}, Position{}},
 		{Position{Input: 3, Line: 17, Seq: 2}, Position{Input: 3, Line: 17, Seq: 2}},
-		{Position{Input: 4095, Line: maxLine, Seq: 65535}, Position{Input: 4095, Line: maxLine, Seq: 65535}},
-		{Position{Input: 5000, Line: math.MaxInt, Seq: 70000}, Position{Input: 4095, Line: maxLine, Seq: 65535}},
+		{Position{Input: 4096, Line: 1}, Position{Input: 4096, Line: 1}},
+		{Position{Input: last, Line: maxLine, Seq: 65535}, Position{Input: last, Line: maxLine, Seq: 65535}},
+		{Position{Input: last, Line: math.MaxInt, Seq: 70000}, Position{Input: last, Line: maxLine, Seq: 65535}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, pack(tt.in).unpack()); diff != "" {
 			t.Errorf("pack(%v) (-want +got):\n%s", tt.in, diff)
 		}
 	}
-	if !(pack(Position{Line: 1, Seq: 9}) < pack(Position{Line: 2})) || !(pack(Position{Input: 1}) > pack(Position{Line: 99})) {
-		t.Errorf("packed positions do not compare as positions")
+	// Packed positions must never go against input order, saturated or
+	// not: the report's merge of the shards' operations relies on it.
+	inOrder := [][2]Position{
+		{{Line: 1, Seq: 9}, {Line: 2}},
+		{{Line: 99}, {Input: 1}},
+		{{Input: 5000, Line: 3}, {Input: 5001, Line: 1}},
+		{{Input: 7, Line: math.MaxInt, Seq: 70000}, {Input: 8}},
+		{{Input: last - 1, Line: math.MaxInt}, {Input: last}},
+	}
+	for _, pq := range inOrder {
+		if !(pack(pq[0]) < pack(pq[1])) {
+			t.Errorf("pack(%v) >= pack(%v): packed positions do not compare as positions", pq[0], pq[1])
+		}
+	}
+	for _, pq := range [][2]Position{
+		{{Line: math.MaxInt - 1}, {Line: math.MaxInt}},
+		{{Line: 1, Seq: 65535}, {Line: 1, Seq: 70000}},
+	} {
+		if !(pack(pq[0]) <= pack(pq[1])) {
+			t.Errorf("pack(%v) > pack(%v): saturated positions go against input order", pq[0], pq[1])
+		}
 	}
 }
 

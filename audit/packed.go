@@ -38,19 +38,23 @@ func (s stamp) instant() Instant {
 
 func (s stamp) String() string { return s.instant().String() }
 
-// packedPos is a Position in 8 bytes: 12 bits of input index, 36 of line
+// packedPos is a Position in 8 bytes: 16 bits of input index, 32 of line
 // and 16 of the record's index within its line, in that order, so packed
-// positions compare as positions do. Beyond those ranges positions saturate,
-// and operations that then tie are ordered by id.
+// positions compare as positions do. An input index never goes past 16
+// bits (see MaxInputs). A line number or record index beyond its range
+// saturates, which keeps packed positions in input order, as the report's
+// merge needs: operations first seen past a saturated line or index tie,
+// and are ordered by id. (An input index that saturated would not: line
+// numbers start again with each input.)
 type packedPos uint64
 
 func pack(p Position) packedPos {
 	sat := func(v int, bits uint) uint64 { return min(uint64(max(v, 0)), 1<<bits-1) } // in 64 bits on any platform
-	return packedPos(sat(p.Input, 12)<<52 | sat(p.Line, 36)<<16 | sat(p.Seq, 16))
+	return packedPos(sat(p.Input, 16)<<48 | sat(p.Line, 32)<<16 | sat(p.Seq, 16))
 }
 
 func (p packedPos) unpack() Position {
-	return Position{Input: int(p >> 52), Line: int(p >> 16 & (1<<36 - 1)), Seq: int(p & (1<<16 - 1))}
+	return Position{Input: int(p >> 48), Line: int(p >> 16 & (1<<32 - 1)), Seq: int(p & (1<<16 - 1))}
 }
 
 // label is a Label in one byte.

@@ -35,12 +35,17 @@ func (t RecordType) String() string {
 // Position locates a record: the index of its input among the inputs given,
 // its 1-based line, and its index among the records of that line (an OTLP
 // line holds many spans; a ledger line one record, Seq 0). Positions order
-// operations by first appearance.
+// operations by first appearance; an audit takes at most MaxInputs inputs.
 type Position struct {
 	Input int
 	Line  int
 	Seq   int
 }
+
+// MaxInputs is how many inputs one audit can tell apart: an operation keeps
+// the position of its first record in 64 bits (see packedPos), 16 of them
+// for the input.
+const MaxInputs = 1 << 16
 
 // Before reports whether p comes earlier in the input than q.
 func (p Position) Before(q Position) bool {

@@ -84,6 +84,10 @@ func (o *LedgerOptions) complete(files []string) error {
 	if o.Example && o.InputFormat == "otlp" {
 		return usageError("--input-format otlp: the built-in fixture is a ledger, not an OTLP export")
 	}
+	if len(files) > audit.MaxInputs {
+		return usageError("%s given; one run audits at most %d: concatenate some of them first",
+			report.Plural(len(files), "input"), audit.MaxInputs)
+	}
 	return nil
 }
 
