@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -340,7 +341,7 @@ func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
 		label = c + label + sgrReset
 	}
 	return []string{
-		Sanitize(op.OperationID),
+		tableID(op.OperationID),
 		label,
 		strconv.Itoa(op.Attempts),
 		strconv.Itoa(op.EffectObservations),
@@ -349,6 +350,37 @@ func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
 		findingsCell(op),
 		l.actions[op.NextAction],
 	}
+}
+
+// maxTableID is the most runes of an operation id the table shows. Every
+// row, each of its lines, is padded to the widest id shown, so one long id
+// would widen them all: a megabyte id in a ledger of ten thousand
+// operations made a table of 30 GB. A longer id keeps its start and its end
+// (where ids tend to differ) around "…"; the JSON report has it whole.
+const maxTableID = 120
+
+// tableID is the operation id as the table shows it.
+func tableID(id string) string { return clipMiddle(Sanitize(id), maxTableID) }
+
+// clipMiddle returns s if it has at most n runes, else its first and last
+// runes around "…", n runes in all. s must be valid UTF-8, as sanitized
+// text is.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	head, tail := (n-1)/2, n-1-(n-1)/2
+	i := 0
+	for range head {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	j := len(s)
+	for range tail {
+		_, size := utf8.DecodeLastRuneInString(s[:j])
+		j -= size
+	}
+	return s[:i] + "…" + s[j:]
 }
 
 // findingsCell lists op's finding codes, one per line. Codes are never
@@ -400,7 +432,7 @@ type rowWidths struct {
 func measureRow(op *audit.Operation) rowWidths {
 	return rowWidths{
 		widths: [actionCol]int{
-			textWidth(Sanitize(op.OperationID)),
+			textWidth(tableID(op.OperationID)),
 			textWidth(Sanitize(string(op.Label))),
 			digits(op.Attempts),
 			digits(op.EffectObservations),

@@ -206,7 +206,7 @@ func TestTableLayout(t *testing.T) {
 			}
 			ops := tc.rep.OperationList()
 			for _, op := range ops {
-				if id := Sanitize(op.OperationID); !strings.HasPrefix(out, id) && !strings.Contains(out, "\n"+id) {
+				if id := tableID(op.OperationID); !strings.HasPrefix(out, id) && !strings.Contains(out, "\n"+id) {
 					t.Errorf("no line starts with the id %q", id)
 				}
 			}
