@@ -135,10 +135,11 @@ func (v *view) findings(ref opRef, t *text, out []Finding) (findingSet, []Findin
 			}
 			for i, other := range w.others {
 				if i == 0 {
-					t.s(" ", other)
+					t.s(" ")
 				} else {
-					t.s(", ", other)
+					t.s(", ")
 				}
+				t.quoted(other)
 			}
 			if w.more > 0 {
 				t.s(" and ")

@@ -106,9 +106,12 @@ func compactHash(h string, buf *[33]byte) string {
 	return unsafe.String(&buf[0], len(buf))
 }
 
+// isCompact reports whether h is a hash compactHash made compact.
+func isCompact(h string) bool { return len(h) == 33 && h[0] == compactMarker }
+
 // expandHash undoes compactHash.
 func expandHash(h string) string {
-	if len(h) != 33 || h[0] != compactMarker {
+	if !isCompact(h) {
 		return h
 	}
 	return string(appendExpandedHash(make([]byte, 0, len(sha256Prefix)+64), h))
@@ -116,7 +119,7 @@ func expandHash(h string) string {
 
 // appendExpandedHash appends h as written, expanding it if it is compact.
 func appendExpandedHash(dst []byte, h string) []byte {
-	if len(h) != 33 || h[0] != compactMarker {
+	if !isCompact(h) {
 		return append(dst, h...)
 	}
 	const digits = "0123456789abcdef"

@@ -150,7 +150,7 @@ func (r *Record) setObservedAt(s string) error {
 	}
 	t, err := ParseInstant(s)
 	if err != nil {
-		return &FieldError{"observedAt", fmt.Sprintf("%q: %v", s, err)}
+		return &FieldError{"observedAt", fmt.Sprintf("%s: %v", quoteValue(s), err)}
 	}
 	r.ObservedAt, r.HasObservedAt = t, true
 	return nil
@@ -167,7 +167,7 @@ func (r *Record) finish(typ string) error {
 	case "":
 		return &FieldError{"type", `missing; want "attempt" or "effect"`}
 	default:
-		return &FieldError{"type", fmt.Sprintf(`%q; want "attempt" or "effect"`, typ)}
+		return &FieldError{"type", quoteValue(typ) + `; want "attempt" or "effect"`}
 	}
 	if r.OperationID == "" {
 		return &FieldError{"operationId", "missing or empty"}
@@ -178,7 +178,7 @@ func (r *Record) finish(typ string) error {
 			r.Result = "present"
 		case "present", "absent":
 		default:
-			return &FieldError{"result", fmt.Sprintf(`%q on an effect; want "present" or "absent"`, r.Result)}
+			return &FieldError{"result", quoteValue(r.Result) + ` on an effect; want "present" or "absent"`}
 		}
 		if r.Result == "present" && r.EffectRef == "" {
 			return &FieldError{"effectRef", "missing or empty on a present effect"}
@@ -219,6 +219,27 @@ func (r Record) Clone() Record {
 		*s = strings.Clone(*s)
 	}
 	return r
+}
+
+// maxQuotedValue is the most runes of a value an error message quotes. The
+// messages of invalid lines are kept, printed and shared between lines
+// that have the same one: quoted whole, a value of megabytes would make as
+// large a message.
+const maxQuotedValue = 64
+
+// quoteValue quotes s, valid UTF-8, for an error message, cut after
+// maxQuotedValue runes and then followed by "…".
+func quoteValue(s string) string {
+	if len(s) > maxQuotedValue {
+		n := 0
+		for i := range s {
+			if n == maxQuotedValue {
+				return strconv.Quote(s[:i]) + "…"
+			}
+			n++
+		}
+	}
+	return strconv.Quote(s)
 }
 
 func describe(m *ndjson.Member) string {

@@ -100,9 +100,38 @@ func (t *text) list(values []string) {
 }
 
 // hashList is list for payload hashes: it expands the compact ones it
-// names.
+// names, and cuts long ones (see quoted), since a key-conflict reason names
+// hashes other operations bound the key to.
 func (t *text) hashList(hashes []string) {
-	t.listOf(len(hashes), func(i int) { t.b = appendExpandedHash(t.b, hashes[i]) })
+	t.listOf(len(hashes), func(i int) {
+		if h := hashes[i]; isCompact(h) {
+			t.b = appendExpandedHash(t.b, h)
+		} else {
+			t.quoted(h)
+		}
+	})
+}
+
+// maxQuoted is the most runes of a string from another operation, its id or
+// a payload hash, that a message quotes. Quoted whole, one long string
+// would be repeated in the report on every operation that names it: a
+// ledger of a megabyte made a report of gigabytes.
+const maxQuoted = 200
+
+// quoted appends s, valid UTF-8, cut after maxQuoted runes and then ended
+// with "…".
+func (t *text) quoted(s string) {
+	if len(s) > maxQuoted {
+		n := 0
+		for i := range s {
+			if n == maxQuoted {
+				t.s(s[:i], "…")
+				return
+			}
+			n++
+		}
+	}
+	t.s(s)
 }
 
 // listOf appends a list of n values, item appending the i-th.
@@ -274,23 +303,31 @@ func (v *view) uncertainReason(t *text, a *Auditor, op *operation) {
 	}
 }
 
-// resultSummary appends the attempt results, e.g. " (timeout ×2)".
+// resultSummary appends the attempt results, e.g. " (timeout ×2)", naming
+// at most listNamed of them as other lists do.
 func resultSummary(t *text, a *Auditor, op *operation) {
-	first := true
+	named := 0
 	a.eachResult(op, func(code uint32, n int) {
-		if first {
+		if named++; named > listNamed {
+			return
+		}
+		if named == 1 {
 			t.s(" (")
 		} else {
 			t.s(", ")
 		}
-		first = false
 		t.s(a.results[code].name)
 		if n > 1 {
 			t.s(" ×")
 			t.n(n)
 		}
 	})
-	if !first {
+	if named > listNamed {
+		t.s(" and ")
+		t.n(named - listNamed)
+		t.s(" more")
+	}
+	if named > 0 {
 		t.s(")")
 	}
 }

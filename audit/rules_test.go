@@ -609,10 +609,10 @@ func testResultCounts(t *testing.T, highCodes bool, results func(add func(string
 		}
 		got = append(got, o.Reason)
 	}
-	// The reason lists results in first-seen order.
+	// The reason names the first results seen, in that order.
 	var b text
 	b.s(fmt.Sprint(n), " attempts (")
-	for i, r := range order {
+	for i, r := range order[:min(len(order), listNamed)] {
 		if i > 0 {
 			b.s(", ")
 		}
@@ -620,6 +620,9 @@ func testResultCounts(t *testing.T, highCodes bool, results func(add func(string
 		if want[r] > 1 {
 			b.s(" ×", fmt.Sprint(want[r]))
 		}
+	}
+	if len(order) > listNamed {
+		b.s(" and ", fmt.Sprint(len(order)-listNamed), " more")
 	}
 	b.s("), no effect observation and no proof of absence")
 	if diff := cmp.Diff([]string{string(b.b)}, got); diff != "" {
