@@ -29,7 +29,9 @@ func TestQuoted(t *testing.T) {
 // the hashes they bound the key to) cut long ones: whole, each long string
 // would be repeated on every operation naming it.
 func TestMessagesQuoteOthersCut(t *testing.T) {
-	long := func(prefix string, i int) string { return fmt.Sprintf("%s%d-%s", prefix, i, strings.Repeat("x", 10_000)) }
+	long := func(prefix string, i int) string {
+		return fmt.Sprintf("%s%d-%s", prefix, i, strings.Repeat("x", 10_000))
+	}
 	var recs []rec
 	for i := range 3 {
 		recs = append(recs,
