@@ -145,16 +145,17 @@ func explainRun(opts *ExplainOptions) error {
 		return failure(err)
 	}
 	if op == nil {
-		// Only now the ids are measured against the one asked for: an
-		// edit distance for each of millions of ids takes a while.
-		var ids []string
+		// Only now the ids are measured against the one asked for: even
+		// cut short (see nearest), millions of them take a while.
+		near := newNearest(opts.OperationID)
 		err := rep.Briefs(func(o *audit.Operation) error {
-			ids = closest(ids, o.OperationID, opts.OperationID)
+			near.add(o.OperationID) // OperationID stays valid as long as rep
 			return nil
 		})
 		if err != nil {
 			return failure(err)
 		}
+		ids := near.ids()
 		msg := fmt.Sprintf("operation %q not found", opts.OperationID)
 		if len(ids) > 0 {
 			msg += "; closest ids: " + strings.Join(ids, ", ")
@@ -341,40 +342,4 @@ func abbreviate(hashes []string) map[string]string {
 		}
 	}
 	return short
-}
-
-// closest keeps the three ids nearest to want by edit distance, in order.
-func closest(best []string, id, want string) []string {
-	const keep = 3
-	d := distance(id, want)
-	if len(best) == keep && d >= distance(best[keep-1], want) {
-		return best
-	}
-	best = append(best, id)
-	slices.SortStableFunc(best, func(a, b string) int { return cmp.Compare(distance(a, want), distance(b, want)) })
-	return best[:min(len(best), keep)]
-}
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	if len(a) > 256 || len(b) > 256 {
-		return max(len(a), len(b)) // long ids are never close; keep this cheap
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
