@@ -317,11 +317,26 @@ func assignment(s string) string {
 
 const emailReason = "e-mail address"
 
-// isLocal reports the bytes of an e-mail address's local part (RFC 5322
-// atext and dots); bytes of multi-byte UTF-8 sequences count as letters.
-func isLocal(c byte) bool {
-	return isAlnum(c) || c >= 0x80 || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0
-}
+// Classes of bytes in an e-mail address's local part (RFC 5322 atext and
+// dots): localAlnum for letters, digits and the bytes of multi-byte UTF-8
+// sequences, which count as letters; localOther for the symbols and dots.
+const (
+	notLocal uint8 = iota
+	localOther
+	localAlnum
+)
+
+var localClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case isAlnum(byte(c)) || c >= 0x80:
+			t[c] = localAlnum
+		case strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", byte(c)) >= 0:
+			t[c] = localOther
+		}
+	}
+	return t
+}()
 
 func isDomain(c byte) bool {
 	return isAlnum(c) || c >= 0x80 || c == '-' || c == '.'
@@ -331,27 +346,43 @@ func isDomain(c byte) bool {
 // The domain needs a second label that starts with two letters, which leaves
 // alone "pkg@1.2.3", "image@sha256:…" and "user@localhost" and still finds
 // "alice@example.com-v2" inside a longer id.
+//
+// The local part is the whole run of local-part bytes before the @: leading
+// dots trimmed, it must be non-empty, must not end with a dot and must hold a
+// letter or digit. A run that holds a letter or digit is non-empty however
+// many dots lead it, so it is valid exactly when it holds one and its last
+// byte is not a dot.
+//
+// email reads s once, forward. For each @ it needs where the run before it
+// starts and whether the run holds a letter or digit; keeping both as it
+// goes, rather than reading back from each @, keeps it linear: %, 4 and 0
+// are local-part bytes themselves, so reading back from every %40 of
+// "%40%40%40…" was quadratic. The domain is read forward from each @ and
+// holds neither @ nor %, so no byte is read as a domain twice.
 func email(s string) string {
+	// The run of local-part bytes before s[i] is s[local:i]; alnum is where
+	// the last letter or digit before s[i] is, inside the run if >= local.
+	local, alnum := 0, -1
 	for i := 0; i < len(s); i++ {
-		var after int
+		c := s[i]
+		after := 0
 		switch {
-		case s[i] == '@':
+		case c == '@':
 			after = i + 1
-		case strings.HasPrefix(s[i:], "%40"):
+		case c == '%' && strings.HasPrefix(s[i+1:], "40"):
 			after = i + 3
-		default:
-			continue
 		}
-		start := i
-		for start > 0 && isLocal(s[start-1]) {
-			start--
+		if after > 0 && alnum >= local && s[i-1] != '.' {
+			end := after + run(s[after:], isDomain)
+			if validDomain(s[after:end]) && !gitRemote(s[local:i], s[end:]) {
+				return emailReason
+			}
 		}
-		if !validLocal(s[start:i]) {
-			continue
-		}
-		end := after + run(s[after:], isDomain)
-		if validDomain(s[after:end]) && !gitRemote(s[start:i], s[end:]) {
-			return emailReason
+		switch localClass[c] {
+		case notLocal:
+			local = i + 1
+		case localAlnum:
+			alnum = i
 		}
 	}
 	return ""
@@ -364,36 +395,26 @@ func gitRemote(local, rest string) bool {
 	return local == "git" && strings.HasPrefix(rest, ":")
 }
 
-func validLocal(local string) bool {
-	local = strings.TrimLeft(local, ".")
-	if local == "" || strings.HasSuffix(local, ".") {
-		return false
-	}
-	for i := 0; i < len(local); i++ {
-		if isAlnum(local[i]) || local[i] >= 0x80 {
-			return true
-		}
-	}
-	return false
-}
+func isLetter(c byte) bool { return isUpper(c) || isLower(c) || c >= 0x80 }
 
 // validDomain reports whether d starts with a domain name: a first label,
 // then labels until one that begins with two letters, as a top-level domain
 // does. What follows that label ("-v2", ".retry") is the rest of the id.
+// It reads d in place, without splitting it: Check allocates only for a
+// finding's reason.
 func validDomain(d string) bool {
-	labels := strings.Split(d, ".")
-	if labels[0] == "" || labels[0][0] == '-' {
+	if d == "" || d[0] == '.' || d[0] == '-' {
 		return false
 	}
-	for _, l := range labels[1:] {
-		if l == "" {
+	for i := 0; i < len(d); i++ {
+		if d[i] != '.' {
+			continue
+		}
+		label := d[i+1:] // and what follows it
+		if label == "" || label[0] == '.' {
 			return false
 		}
-		letters := 0
-		for letters < len(l) && (isUpper(l[letters]) || isLower(l[letters]) || l[letters] >= 0x80) {
-			letters++
-		}
-		if letters >= 2 {
+		if len(label) >= 2 && isLetter(label[0]) && isLetter(label[1]) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package sensitive
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -61,6 +62,8 @@ func TestCheckCatches(t *testing.T) {
 		{"password assignment", "login:user=bob;pass" + "word=hunter2", "credential assignment password="},
 		{"API key assignment any case", "call?API_KEY=" + "abc123", "credential assignment api_key="},
 		{"private key", "-----BEGIN RSA PRIVATE" + " KEY-----", "private key block"},
+		{"e-mail after a run of %40", strings.Repeat("%40", 10_000) + "example.com", "e-mail address"},
+		{"e-mail after a run of symbols", strings.Repeat("!", 10_000) + "a%40example.com", "e-mail address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +133,9 @@ func TestCheckLeavesAlone(t *testing.T) {
 		{"JWT header alone", "ey" + "JhbGciOiJIUzI1NiJ9"},
 		{"short random id", "x2Y4k9P1m7Q3w8R6"},
 		{"repetition", strings.Repeat("Ab1", 20)},
+		{"run of %40", strings.Repeat("%40", 10_000)},
+		{"run of %40 after symbols", strings.Repeat("!", 10_000) + strings.Repeat("%40", 10_000)},
+		{"run of local parts and %40", strings.Repeat("a.%40", 10_000)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,7 +170,8 @@ func reasonIsConstant(reason string) bool {
 
 // FuzzCheck checks that Check never panics, is deterministic, gives a reason
 // exactly when it finds something and only a reason from its fixed set, and
-// still finds what it found once the input is embedded between other words.
+// still finds what it found once the input is embedded between other words;
+// and that email agrees with refEmail.
 // Seeds live in testdata/fuzz/FuzzCheck.
 func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
@@ -178,6 +185,9 @@ func FuzzCheck(f *testing.F) {
 		}
 		if want := checkEvery(s); reason != want {
 			t.Fatalf("Check(%q) = %q, but every detector run in turn finds %q", s, reason, want)
+		}
+		if got, want := email(s), refEmail(s); got != want {
+			t.Fatalf("email(%q) = %q, but the reference finds %q", s, got, want)
 		}
 		if !found {
 			return
@@ -277,5 +287,217 @@ func BenchmarkCheckLedgerIDs(b *testing.B) {
 		for _, s := range ids {
 			Check(s)
 		}
+	}
+}
+
+// BenchmarkCheckAtSignIDs checks ids with an @ or a %, on which the e-mail
+// detector runs: addresses, and what looks like one and is not.
+func BenchmarkCheckAtSignIDs(b *testing.B) {
+	ids := []string{
+		"op:send-email:bob.smith+x@corp.co.uk",
+		"reset?user=alice%40example.com",
+		"npm:@scope/pkg@1.2.3",
+		"mirror:git@github.com:org/repo.git",
+		"deploy@localhost",
+		"discount-50%-order-481",
+	}
+	var size int64
+	for _, s := range ids {
+		size += int64(len(s))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range ids {
+			Check(s)
+		}
+	}
+}
+
+// adversarialIDs are ids of about n bytes built to make a detector rescan
+// what it has read: long runs of what each detector starts from or reads
+// over (at signs, %40, separators, dots, "=", "://", "eyJ", prefixes, base64
+// characters), none of them flagged early.
+func adversarialIDs(n int) []struct{ name, id string } {
+	rep := func(unit string) string { return strings.Repeat(unit, n/len(unit)+1)[:n] }
+	half := func(a, b string) string { return rep(a)[:n/2] + rep(b)[:n-n/2] }
+	return []struct{ name, id string }{
+		{"pct40", rep("%40")},
+		{"local-pct40", rep("a%40")},
+		{"symbols-then-pct40", half("!", "%40")},
+		{"dots-then-pct40", half(".", "%40")},
+		{"at", rep("@")},
+		{"local-at", rep("a@")},
+		{"at-domain", rep("x@1.2-")},
+		{"pct40-domain", rep("%40ab.c")},
+		{"equals", rep("=")},
+		{"assignments", rep("password=;")},
+		{"dots", rep(".")},
+		{"jwt-headers", rep("eyJhbGciOiJIUzI1NiJ9:")},
+		{"jwt-dots", rep(".eyJ")},
+		{"url-schemes", rep("://")},
+		{"url-authority", "://" + rep("a:")},
+		{"separators", rep("-_")},
+		{"base64-repetition", rep("Ab1")},
+		{"base64-segments", rep("Ab1-")},
+		{"prefixes", rep("sk_live_")},
+		{"aws-prefix", "AKIA" + rep("A")},
+		{"private-key-spaces", rep(" PRIVATE KEY----")},
+	}
+}
+
+// BenchmarkCheckAdversarial runs Check on each adversarial id at two sizes:
+// with Check linear in its input, the MB/s of the two sizes are alike.
+func BenchmarkCheckAdversarial(b *testing.B) {
+	for _, size := range []int{4 << 10, 64 << 10} {
+		for _, tt := range adversarialIDs(size) {
+			b.Run(fmt.Sprintf("%s/%dKiB", tt.name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(tt.id)))
+				for b.Loop() {
+					Check(tt.id)
+				}
+			})
+		}
+	}
+}
+
+// refEmail is email as it was before it read the input once forward: each
+// at sign reads back over the local part before it, which is quadratic on
+// "%40%40%40…" but plainly what the rules say. TestEmailMatchesReference and
+// FuzzCheck hold email to it. Its helpers are copied too, as they were.
+func refEmail(s string) string {
+	for i := 0; i < len(s); i++ {
+		var after int
+		switch {
+		case s[i] == '@':
+			after = i + 1
+		case strings.HasPrefix(s[i:], "%40"):
+			after = i + 3
+		default:
+			continue
+		}
+		start := i
+		for start > 0 && refIsLocal(s[start-1]) {
+			start--
+		}
+		if !refValidLocal(s[start:i]) {
+			continue
+		}
+		end := after + run(s[after:], refIsDomain)
+		if refValidDomain(s[after:end]) && !(s[start:i] == "git" && strings.HasPrefix(s[end:], ":")) {
+			return emailReason
+		}
+	}
+	return ""
+}
+
+func refIsLocal(c byte) bool {
+	return isAlnum(c) || c >= 0x80 || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0
+}
+
+func refIsDomain(c byte) bool {
+	return isAlnum(c) || c >= 0x80 || c == '-' || c == '.'
+}
+
+func refValidLocal(local string) bool {
+	local = strings.TrimLeft(local, ".")
+	if local == "" || strings.HasSuffix(local, ".") {
+		return false
+	}
+	for i := 0; i < len(local); i++ {
+		if isAlnum(local[i]) || local[i] >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+func refValidDomain(d string) bool {
+	labels := strings.Split(d, ".")
+	if labels[0] == "" || labels[0][0] == '-' {
+		return false
+	}
+	for _, l := range labels[1:] {
+		if l == "" {
+			return false
+		}
+		letters := 0
+		for letters < len(l) && (isUpper(l[letters]) || isLower(l[letters]) || l[letters] >= 0x80) {
+			letters++
+		}
+		if letters >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// refCheck is Check with refEmail in place of email.
+func refCheck(s string) string {
+	if len(s) < 6 {
+		return ""
+	}
+	cues := cuesOf(s)
+	for _, d := range detectors {
+		if cues&d.cue == 0 {
+			continue
+		}
+		detect := d.detect
+		if d.cue == cueAt {
+			detect = refEmail
+		}
+		if reason := detect(s); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// emailPieces make up the strings TestEmailMatchesReference draws: the
+// bytes email treats apart (at signs, the parts of %40, dots, the local
+// part's symbols, the domain's hyphen, bytes that end both), letters and
+// digits, a multi-byte letter, and a few words that make a domain or a Git
+// remote likely.
+var emailPieces = []string{
+	"%", "4", "0", "@", ".", "a", "b", "Z", "-", "_", "+", "=", "/", ":", "!", "~", " ", "ü", "\xff",
+	"%40", "%40", "@", "@", "git", "ab", ".co", ".com", "x.io", "1.2",
+}
+
+// TestEmailMatchesReference checks email, and Check with it, against
+// refEmail on many random strings over emailPieces, short and long.
+func TestEmailMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	flagged, total := 0, 0
+	check := func(s string) {
+		total++
+		want := refEmail(s)
+		if diff := cmp.Diff(want, email(s)); diff != "" {
+			t.Fatalf("email(%q) (-reference +got):\n%s", s, diff)
+		}
+		if diff := cmp.Diff(refCheck(s), reasonOf(s)); diff != "" {
+			t.Fatalf("Check(%q) (-reference +got):\n%s", s, diff)
+		}
+		if want != "" {
+			flagged++
+		}
+	}
+	for range 300_000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(emailPieces[r.IntN(len(emailPieces))])
+		}
+		check(b.String())
+	}
+	for range 300 {
+		var b strings.Builder
+		for range 200 + r.IntN(800) {
+			b.WriteString(emailPieces[r.IntN(len(emailPieces))])
+		}
+		check(b.String())
+	}
+	// Both answers must be common, or the test could not tell a detector
+	// that flags everything, or nothing, from the reference.
+	if flagged < 5_000 || total-flagged < 5_000 {
+		t.Fatalf("%d of %d generated strings were flagged: too few or too many to compare the detectors", flagged, total)
 	}
 }
