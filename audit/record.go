@@ -230,14 +230,8 @@ const maxQuotedValue = 64
 // quoteValue quotes s, valid UTF-8, for an error message, cut after
 // maxQuotedValue runes and then followed by "…".
 func quoteValue(s string) string {
-	if len(s) > maxQuotedValue {
-		n := 0
-		for i := range s {
-			if n == maxQuotedValue {
-				return strconv.Quote(s[:i]) + "…"
-			}
-			n++
-		}
+	if s, cut := cutAfter(s, maxQuotedValue); cut {
+		return strconv.Quote(s) + "…"
 	}
 	return strconv.Quote(s)
 }

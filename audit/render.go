@@ -121,17 +121,26 @@ const maxQuoted = 200
 // quoted appends s, valid UTF-8, cut after maxQuoted runes and then ended
 // with "…".
 func (t *text) quoted(s string) {
-	if len(s) > maxQuoted {
-		n := 0
-		for i := range s {
-			if n == maxQuoted {
-				t.s(s[:i], "…")
-				return
-			}
-			n++
-		}
-	}
+	s, cut := cutAfter(s, maxQuoted)
 	t.s(s)
+	if cut {
+		t.s("…")
+	}
+}
+
+// cutAfter returns the first n runes of s, and whether that left any out.
+func cutAfter(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false // a string has no more runes than bytes
+	}
+	runes := 0
+	for i := range s {
+		if runes == n {
+			return s[:i], true
+		}
+		runes++
+	}
+	return s, false
 }
 
 // listOf appends a list of n values, item appending the i-th.
