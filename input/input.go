@@ -1,5 +1,7 @@
 // Package input opens the audit's inputs: files or standard input, plain or
-// compressed, recognised by magic bytes rather than by file name.
+// compressed, recognised by magic bytes rather than by file name. It must
+// never let an input choose how much memory its decoders take: the xz
+// dictionary and zstd window a header asks for are held to limits.
 package input
 
 import (
@@ -13,8 +15,6 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-	"github.com/ulikunitz/xz"
 )
 
 // Stdin is the input name that means standard input.
@@ -101,9 +101,20 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	br := bufio.NewReaderSize(raw, 64<<10)
 	src := &Source{Name: name, Size: size, r: br, raw: raw}
 	for depth := 0; ; depth++ {
-		zr, err := src.decompressor(br)
+		var zr io.Reader
+		// Whether an error comes from inside the file's own compression.
+		inner := depth > 0
+		magic, err := br.Peek(len(xzMagic))
+		if err == nil || err == io.EOF { // a short input: magic holds what there is
+			zr, err = src.decompressor(br, magic)
+		} else {
+			// Reading what the layer above decompresses failed (a
+			// damaged block, an xz dictionary over the limit): an error
+			// of that layer.
+			inner = depth > 1
+		}
 		switch {
-		case err != nil && depth > 0:
+		case err != nil && inner:
 			err = fmt.Errorf("inside the compressed stream: %w", err)
 		case zr != nil && depth == maxLayers:
 			err = fmt.Errorf("compressed more than %d times over", maxLayers)
@@ -123,12 +134,11 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 }
 
 // decompressor returns a reader of what br holds decompressed, keeping
-// its Close, or nil when br's first bytes are no magic number it knows.
-func (s *Source) decompressor(br *bufio.Reader) (io.Reader, error) {
-	magic, err := br.Peek(len(xzMagic))
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
+// its Close, or nil when magic, br's first bytes, is no magic number it
+// knows. An xz dictionary or a zstd window over its limit (limit.go) is a
+// LimitError when the decompressor reads the header that asks for it,
+// before it allocates anything.
+func (s *Source) decompressor(br *bufio.Reader, magic []byte) (io.Reader, error) {
 	switch {
 	case bytes.HasPrefix(magic, gzipMagic):
 		gr, err := gzip.NewReader(br)
@@ -138,14 +148,14 @@ func (s *Source) decompressor(br *bufio.Reader) (io.Reader, error) {
 		s.closer = append(s.closer, gr.Close)
 		return gr, nil
 	case isZstd(magic):
-		dr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
+		dr, err := newZstdReader(br, zstdMaxWindow)
 		if err != nil {
 			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
 		}
-		s.closer = append(s.closer, func() error { dr.Close(); return nil })
+		s.closer = append(s.closer, dr.Close)
 		return dr, nil
 	case bytes.HasPrefix(magic, xzMagic):
-		xr, err := xz.NewReader(br)
+		xr, err := newXZReader(br, xzMaxDict)
 		if err != nil {
 			return nil, fmt.Errorf("reading the xz header: %w", err)
 		}
