@@ -161,6 +161,11 @@ type Converter struct {
 	buf     []byte
 	pending []pending
 	members []ndjson.Member
+
+	// The names lookups ask for, and the lists of the span being converted.
+	names                           names
+	spanAttrs, scopeAttrs, resAttrs attrList
+	noIndex                         bool // for tests: scan every list, as if all were short
 }
 
 // pending is one ledger member being built: its value is buf[start:end].
@@ -241,15 +246,20 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	c.recs = c.recs[:0]
 	c.buf = c.buf[:0]
 	c.dec.Reset()
+	c.names.update(&c.Mapping)
+	index := !c.noIndex
 	spans, skipped := 0, 0
 	for ri := range rss {
 		rs := &rss[ri]
+		c.resAttrs.reset(rs.Resource.Attributes, &c.names, index)
 		for si := range rs.ScopeSpans {
 			ss := &rs.ScopeSpans[si]
+			c.scopeAttrs.reset(ss.Scope.Attributes, &c.names, index)
 			for pi := range ss.Spans {
 				spans++
-				rec, ok, err := c.convertSpan(rs, ss, &ss.Spans[pi], pos)
+				rec, ok, err := c.convertSpan(&ss.Spans[pi], pos)
 				if err != nil {
+					c.dropLists()
 					err.Resource, err.Scope, err.Span = ri, si, pi
 					err.SpanID = strings.Clone(ss.Spans[pi].SpanID) // it may alias the line
 					return err
@@ -262,6 +272,7 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 			}
 		}
 	}
+	c.dropLists()
 	c.Spans += spans
 	c.Skipped += skipped
 	for i := range c.recs {
@@ -270,18 +281,32 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	return nil
 }
 
-// convertSpan builds and decodes the record of one span; ok is false if the
-// span is not selected. The error's position fields are left to the caller.
-func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos audit.Position) (audit.Record, bool, *SpanError) {
-	lists := [...][]keyValue{sp.Attributes, ss.Scope.Attributes, rs.Resource.Attributes}
-	m := &c.Mapping
+// dropLists lets go of the line's attribute lists, which a large line's
+// would otherwise keep in memory until the next.
+func (c *Converter) dropLists() {
+	c.spanAttrs.kvs, c.scopeAttrs.kvs, c.resAttrs.kvs = nil, nil, nil
+}
 
-	typ, err := lookup(&lists, m.Type)
+// convertSpan builds and decodes the record of one span, whose scope's and
+// resource's attributes are in c.scopeAttrs and c.resAttrs; ok is false if
+// the span is not selected. The error's position fields are left to the
+// caller.
+func (c *Converter) convertSpan(sp *span, pos audit.Position) (audit.Record, bool, *SpanError) {
+	lists := levels{&c.spanAttrs, &c.scopeAttrs, &c.resAttrs}
+	n := &c.names
+
+	// One scan of the span's list tells whether it is selected; only then
+	// is it worth indexing for the other lookups.
+	c.spanAttrs.reset(sp.Attributes, n, false)
+	typ, err := lists.lookup(n.field[0], n.attr[0]) // ledgerFields[0] is "type"
 	if err != nil {
-		return audit.Record{}, false, &SpanError{Source: attrSource(m.Type), Err: &audit.FieldError{Field: "type", Msg: err.Error()}}
+		return audit.Record{}, false, &SpanError{Source: attrSource(n.attr[0]), Err: &audit.FieldError{Field: "type", Msg: err.Error()}}
 	}
 	if typ == nil {
 		return audit.Record{}, false, nil
+	}
+	if !c.noIndex {
+		c.spanAttrs.index(n)
 	}
 	spanID, err := normalizeID(sp.SpanID)
 	if err != nil {
@@ -290,9 +315,9 @@ func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos
 
 	c.pending = c.pending[:0]
 	var recType string // the type as given, if a string: it decides the defaults
-	for _, field := range ledgerFields {
-		attr := *m.attr(field)
-		v, err := lookup(&lists, attr)
+	for fi, field := range ledgerFields {
+		attr := n.attr[fi]
+		v, err := lists.lookup(n.field[fi], attr)
 		if err != nil {
 			return audit.Record{}, false, &SpanError{Source: attrSource(attr), Err: &audit.FieldError{Field: field, Msg: err.Error()}}
 		}
@@ -321,7 +346,7 @@ func (c *Converter) convertSpan(rs *resourceSpans, ss *scopeSpans, sp *span, pos
 				c.pending = append(c.pending, pending{field: field, from: "endTimeUnixNano", start: start, end: len(c.buf), kind: ndjson.String})
 			}
 		case field == "result" && recType == "attempt":
-			result, err := statusResult(sp, &lists)
+			result, err := statusResult(sp, &lists, n.errorType)
 			if err != nil {
 				return audit.Record{}, false, &SpanError{Source: "status", Err: &audit.FieldError{Field: field, Msg: err.Error()}}
 			}
@@ -367,40 +392,6 @@ func (c *Converter) sourceOf(field string) string {
 }
 
 func attrSource(name string) string { return fmt.Sprintf("attribute %q", name) }
-
-// lookup finds the attribute name on the span, then its scope, then its
-// resource. It returns nil if no list has it, or if the first that has it
-// holds an empty AnyValue. A key twice in one list is an error: which one
-// the exporter meant is unknowable.
-func lookup(lists *[3][]keyValue, name string) (*anyValue, error) {
-	if name == "" {
-		return nil, nil
-	}
-	for li, list := range lists {
-		var found *anyValue
-		for i := range list {
-			if list[i].Key != name {
-				continue
-			}
-			if found != nil {
-				return nil, fmt.Errorf("attribute %q appears twice in the %s attributes", name, [...]string{"span", "scope", "resource"}[li])
-			}
-			found = &list[i].Value
-		}
-		if found == nil {
-			continue
-		}
-		kind, err := found.variant()
-		if err != nil {
-			return nil, err
-		}
-		if kind == "" {
-			return nil, nil
-		}
-		return found, nil
-	}
-	return nil, nil
-}
 
 // add appends the ledger member for an attribute value. String fields take
 // a stringValue, or an intValue as its decimal text (ids are sometimes
@@ -582,7 +573,8 @@ func statusCode(raw json.RawMessage) (int, error) {
 }
 
 // statusResult derives an attempt's result from the span status.
-func statusResult(sp *span, lists *[3][]keyValue) (string, error) {
+// errorType is the slot of the error.type attribute.
+func statusResult(sp *span, lists *levels, errorType int) (string, error) {
 	code, err := statusCode(sp.Status.Code)
 	if err != nil {
 		return "", err
@@ -596,7 +588,7 @@ func statusResult(sp *span, lists *[3][]keyValue) (string, error) {
 		}
 		// error.type is advisory here: a value of another type or a
 		// duplicated key just does not say "timeout".
-		if v, err := lookup(lists, "error.type"); err == nil && v != nil && set(v.StringValue) {
+		if v, err := lists.lookup(errorType, "error.type"); err == nil && v != nil && set(v.StringValue) {
 			if s, ok := unquote(v.StringValue); ok && timeoutLike(s) {
 				return "timeout", nil
 			}
