@@ -321,16 +321,36 @@ func (a *Auditor) mustBeOpen() {
 // of following one another, which is most of what a lookup costs.
 func (a *Auditor) AddBatch(recs []Record) { a.addBatch(recs, nil) }
 
-// AddHashed is AddBatch for records whose operation ids are hashed
-// already: hashes[i] must be a.Hash(recs[i].OperationID).
-func (a *Auditor) AddHashed(recs []Record, hashes []uint64) {
+// RecordHash is what AddHashed takes as known of a record: the hashes its
+// operation and its key pair are indexed by.
+type RecordHash struct {
+	Op   uint64 // Hash of the operation id
+	Pair uint32 // for the key pair; 0 when the record has no key
+}
+
+// HashRecord returns r's RecordHash, using buf as scratch space and
+// returning it for the next call. Like Hash it reads only the seed, so a
+// record's decoder can work it out while the record's bytes are in its
+// core's cache, rather than the Auditor later.
+func (a *Auditor) HashRecord(r *Record, buf []byte) (RecordHash, []byte) {
+	h := RecordHash{Op: a.Hash(r.OperationID)}
+	if r.IdempotencyKey != "" {
+		buf = appendPair(buf[:0], r.Scope, r.IdempotencyKey)
+		h.Pair = uint32(maphash.Bytes(a.seed, buf))
+	}
+	return h, buf
+}
+
+// AddHashed is AddBatch for records whose hashes are known already:
+// hashes[i] must be HashRecord of recs[i].
+func (a *Auditor) AddHashed(recs []Record, hashes []RecordHash) {
 	if len(hashes) != len(recs) {
 		panic("audit: AddHashed needs one hash for each record")
 	}
 	a.addBatch(recs, hashes)
 }
 
-func (a *Auditor) addBatch(recs []Record, hashes []uint64) {
+func (a *Auditor) addBatch(recs []Record, hashes []RecordHash) {
 	a.mustBeOpen()
 	const group = 8
 	var ops, pairs [group]uint32
@@ -338,11 +358,10 @@ func (a *Auditor) addBatch(recs []Record, hashes []uint64) {
 		g := recs[start:min(start+group, len(recs))]
 		for i := range g {
 			if hashes != nil {
-				ops[i] = uint32(hashes[start+i])
+				ops[i], pairs[i] = uint32(hashes[start+i].Op), hashes[start+i].Pair
 			} else {
-				ops[i] = a.tableHash(g[i].OperationID)
+				ops[i], pairs[i] = a.tableHash(g[i].OperationID), a.pairHash(&g[i])
 			}
-			pairs[i] = a.pairHash(&g[i])
 		}
 		a.touch(ops[:len(g)], pairs[:len(g)], g)
 		for i := range g {
@@ -359,14 +378,20 @@ func (a *Auditor) pairHash(r *Record) uint32 {
 	return a.tableHash(a.joinPair(r.Scope, r.IdempotencyKey))
 }
 
-// joinPair returns the pair (scope, key) as one string, in scratch space
-// that the next call reuses: the length of scope as a uvarint, scope, then
-// key. Scopes and keys may hold any character, NUL included, so no
-// separator between them could tell every pair apart.
+// joinPair returns the pair (scope, key) as one string (see appendPair), in
+// scratch space that the next call reuses.
 func (a *Auditor) joinPair(scope, key string) string {
-	a.pairKey = binary.AppendUvarint(a.pairKey[:0], uint64(len(scope)))
-	a.pairKey = append(append(a.pairKey, scope...), key...)
+	a.pairKey = appendPair(a.pairKey[:0], scope, key)
 	return unsafe.String(unsafe.SliceData(a.pairKey), len(a.pairKey))
+}
+
+// appendPair appends the pair (scope, key) as one string: the length of
+// scope as a uvarint, scope, then key. Scopes and keys may hold any
+// character, NUL included, so no separator between them could tell every
+// pair apart.
+func appendPair(dst []byte, scope, key string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(scope)))
+	return append(append(dst, scope...), key...)
 }
 
 // splitPair undoes joinPair.

@@ -722,8 +722,8 @@ func TestOrderWithTies(t *testing.T) {
 	}
 }
 
-// TestSiblingsAddHashed routes records to sibling Auditors by their Hash, as
-// the pipeline does, adds them with AddHashed, and checks the merged report
+// TestSiblingsAddHashed routes records to sibling Auditors by their
+// HashRecord, as the pipeline does, adds them with AddHashed, and checks the merged report
 // against one Auditor's.
 func TestSiblingsAddHashed(t *testing.T) {
 	recs := build(t, []rec{
@@ -739,10 +739,16 @@ func TestSiblingsAddHashed(t *testing.T) {
 	first := New(testPolicy{})
 	shards := []*Auditor{first, first.Sibling(), first.Sibling()}
 	parts := make([][]Record, len(shards))
-	hashes := make([][]uint64, len(shards))
+	hashes := make([][]RecordHash, len(shards))
+	var buf []byte
 	for _, r := range recs {
-		h := first.Hash(r.OperationID)
-		s := int((h >> 32) % uint64(len(shards)))
+		var h RecordHash
+		h, buf = first.HashRecord(&r, buf)
+		// What the merge looks a pair up by in the other shards.
+		if want := first.pairHash(&r); h.Pair != want {
+			t.Errorf("HashRecord(%+v).Pair = %#x, want %#x", r, h.Pair, want)
+		}
+		s := int((h.Op >> 32) % uint64(len(shards)))
 		parts[s] = append(parts[s], r)
 		hashes[s] = append(hashes[s], h)
 	}

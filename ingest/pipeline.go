@@ -201,7 +201,7 @@ func (p *Pipeline) Read(in Input, index int) error {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch, hash: p.shards[0].Hash}
+			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch, hasher: p.shards[0]}
 			if p.opts.Fields != nil {
 				w.fields = p.opts.Fields.Clone() // a Map keeps scratch space
 			}
@@ -331,7 +331,7 @@ const maxReasons = 4096
 // one's operation id.
 type shardBatch struct {
 	recs   []audit.Record
-	hashes []uint64
+	hashes []audit.RecordHash
 }
 
 func (p *Pipeline) getBatch(capacity int) *shardBatch {
@@ -339,15 +339,16 @@ func (p *Pipeline) getBatch(capacity int) *shardBatch {
 		b.recs, b.hashes = b.recs[:0], b.hashes[:0]
 		return b
 	}
-	return &shardBatch{recs: make([]audit.Record, 0, capacity), hashes: make([]uint64, 0, capacity)}
+	return &shardBatch{recs: make([]audit.Record, 0, capacity), hashes: make([]audit.RecordHash, 0, capacity)}
 }
 
 // worker decodes chunks; each has its own parser.
 type worker struct {
 	batch  func(capacity int) *shardBatch
-	hash   func(id string) uint64 // the shards' Hash
-	fields *fieldmap.Map          // nil: ledger fields as they are
-	otlp   *otlp.Converter        // set for OTLP inputs
+	hasher *audit.Auditor  // a shard, whose HashRecord serves them all
+	pair   []byte          // HashRecord's scratch
+	fields *fieldmap.Map   // nil: ledger fields as they are
+	otlp   *otlp.Converter // set for OTLP inputs
 	parser ndjson.Parser
 	dec    audit.Decoder // new for each chunk: records alias its scratch
 	// declined counts the lines in a row audit.DecodeLine declined.
@@ -474,8 +475,9 @@ const (
 // by the high half of the hash the shard indexes the operation by the low
 // half of.
 func (w *worker) route(d *decoded, rec *audit.Record) {
-	h := w.hash(rec.OperationID)
-	s := int((h >> 32) % uint64(w.shards))
+	var h audit.RecordHash
+	h, w.pair = w.hasher.HashRecord(rec, w.pair)
+	s := int((h.Op >> 32) % uint64(w.shards))
 	b := d.batches[s]
 	b.recs = append(b.recs, *rec)
 	b.hashes = append(b.hashes, h)
