@@ -101,7 +101,7 @@ func New(opts Options, newAuditor func() *audit.Auditor) *Pipeline {
 	p.books.KeepInvalid(opts.KeepInvalid)
 	// The shards are siblings: one hash of an operation id, taken by the
 	// worker that decodes its record, both routes the record and finds the
-	// operation in its shard.
+	// operation in its shard (and the worker hashes the key pair, too).
 	p.shards = append(p.shards, newAuditor())
 	for range opts.Shards - 1 {
 		p.shards = append(p.shards, p.shards[0].Sibling())
@@ -327,8 +327,8 @@ func (p *Pipeline) reason(pe *ndjson.ParseError) string {
 // before.
 const maxReasons = 4096
 
-// shardBatch is a chunk's records for one shard, with the Hash of each
-// one's operation id.
+// shardBatch is a chunk's records for one shard, with the HashRecord of
+// each.
 type shardBatch struct {
 	recs   []audit.Record
 	hashes []audit.RecordHash
