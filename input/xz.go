@@ -202,13 +202,19 @@ func parseXZBlockHeader(h []byte) (*xzBlock, int64, error) {
 		if flags&f.bit == 0 {
 			continue
 		}
-		v, err := binary.ReadUvarint(r)
+		v, err := readXZVarint(r)
+		if err == errXZVarint {
+			return nil, 0, err
+		}
 		if err != nil || v > math.MaxInt64 {
 			return nil, 0, errors.New("xz: invalid size in block header")
 		}
 		*f.size = int64(v)
 	}
-	id, err := binary.ReadUvarint(r)
+	id, err := readXZVarint(r)
+	if err == errXZVarint {
+		return nil, 0, err
+	}
 	if err != nil {
 		return nil, 0, errors.New("xz: invalid filter in block header")
 	}
@@ -284,7 +290,7 @@ func (x *xzReader) sum() []byte {
 func (x *xzReader) endStream() error {
 	want := x.records.Sum64()
 	ir := &xzIndexReader{r: x.r, crc: crc32.Update(0, crc32.IEEETable, []byte{0}), n: 1}
-	count, err := binary.ReadUvarint(ir)
+	count, err := readXZVarint(ir)
 	if err != nil {
 		return fmt.Errorf("xz: reading the index: %w", noEOF(err))
 	}
@@ -293,11 +299,11 @@ func (x *xzReader) endStream() error {
 	}
 	x.records.Reset()
 	for range count {
-		unpadded, err := binary.ReadUvarint(ir)
+		unpadded, err := readXZVarint(ir)
 		if err != nil {
 			return fmt.Errorf("xz: reading the index: %w", noEOF(err))
 		}
-		uncompressed, err := binary.ReadUvarint(ir)
+		uncompressed, err := readXZVarint(ir)
 		if err != nil {
 			return fmt.Errorf("xz: reading the index: %w", noEOF(err))
 		}
@@ -386,4 +392,29 @@ func noEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// errXZVarint is an xz integer of more than nine bytes, or one with a
+// needless last byte of zero: the format allows neither, and liblzma
+// refuses both.
+var errXZVarint = errors.New("xz: invalid variable-length integer")
+
+// readXZVarint reads an xz variable-length integer (the format's
+// "multibyte" encoding: 7 bits a byte, low bits first).
+func readXZVarint(r io.ByteReader) (uint64, error) {
+	var v uint64
+	for i := range 9 {
+		c, err := r.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if c == 0 && i > 0 {
+			return 0, errXZVarint
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return v, nil
+		}
+	}
+	return 0, errXZVarint
 }
