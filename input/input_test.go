@@ -37,20 +37,7 @@ func zstdOf(t testing.TB, data []byte) []byte {
 	return w.EncodeAll(data, nil)
 }
 
-func xzOf(t testing.TB, data []byte) []byte {
-	var b bytes.Buffer
-	w, err := xz.NewWriter(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
+func xzOf(t testing.TB, data []byte) []byte { return xzWith(t, xz.WriterConfig{}, data) }
 
 // skippable is a zstd skippable frame of magic 0x184D2A5n holding four
 // bytes, as pzstd writes one before every frame.
