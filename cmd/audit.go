@@ -39,8 +39,8 @@ type AuditOptions struct {
 
 const auditLong = `Audit reads ledger records (NDJSON, one attempt or effect object per line)
 from the files in order, or from standard input when no file or "-" is given;
-gzip, zstd, xz and bzip2 inputs are recognised by their magic bytes. It labels
-every operation and prints a report.
+gzip, zstd, xz, bzip2, lz4 and lzma inputs are recognised by their magic
+bytes. It labels every operation and prints a report.
 
 Labels, first matching rule wins:
   key-conflict  one key or operation bound to two payload hashes

@@ -34,8 +34,8 @@ in a ledger. --drop removes volatile members (RFC 6901 JSON Pointers) first,
 so retries of one intent hash alike. Input that is not I-JSON (duplicate
 member names, lone surrogates, numbers beyond double range, invalid UTF-8)
 is rejected with exit status 2, and so is a document over 64 MiB or nested
-over 1,000 levels deep. A compressed document (gzip, zstd, xz, bzip2) is read
-decompressed.`,
+over 1,000 levels deep. A compressed document (gzip, zstd, xz, bzip2, lz4,
+lzma) is read decompressed.`,
 		Example: `  effectaudit hash payload.json
   effectaudit hash --drop /requestId --drop /sentAt payload.json
   echo '{"b":1,"a":[1.0,"x"]}' | effectaudit hash --canonical`,

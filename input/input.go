@@ -1,7 +1,7 @@
 // Package input opens the audit's inputs: files or standard input, plain or
 // compressed, recognised by magic bytes rather than by file name. It must
-// never let an input choose how much memory its decoders take: the xz
-// dictionary and zstd window a header asks for are held to limits.
+// never let an input choose how much memory its decoders take: the xz and
+// lzma dictionary and the zstd window a header asks for are held to limits.
 package input
 
 import (
@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
+	"github.com/ulikunitz/xz/lzma"
 )
 
 // Stdin is the input name that means standard input.
@@ -25,6 +26,10 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 	xzMagic   = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
 )
+
+// sniffLen is how many bytes are sniffed: an .lzma header, the longest
+// that is checked.
+const sniffLen = lzma.HeaderLen
 
 // isBzip2 reports whether magic starts a bzip2 stream: "BZh" and a block
 // size from 1 to 9. No ledger line starts so: a line starts with "{".
@@ -38,10 +43,17 @@ const maxLayers = 4
 
 // isZstd reports whether magic starts a zstd stream: a frame, or a
 // skippable frame (RFC 8878: 0x184D2A50 to 0x184D2A5F, little-endian),
-// which pzstd writes before every frame it compresses.
+// which pzstd writes before every frame it compresses. The lz4 frame
+// format has the same skippable frames (decompressor tells the two apart
+// by the frame that follows); the lz4 magic numbers are not among them.
 func isZstd(magic []byte) bool {
-	return bytes.HasPrefix(magic, zstdMagic) ||
-		len(magic) >= 4 && magic[0]&0xf0 == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18
+	return bytes.HasPrefix(magic, zstdMagic) || isSkippable(magic)
+}
+
+// isSkippable reports whether magic starts a skippable frame, of zstd or
+// of lz4.
+func isSkippable(magic []byte) bool {
+	return len(magic) >= 4 && magic[0]&0xf0 == 0x50 && magic[1] == 0x2a && magic[2] == 0x4d && magic[3] == 0x18
 }
 
 // Source is one opened input: its decompressed bytes and how much of the
@@ -70,7 +82,8 @@ func (s *Source) Close() error {
 }
 
 // Open opens name ("-" reads stdin) and wraps it in a decompressor when its
-// first bytes are a gzip, zstd, xz or bzip2 magic number.
+// first bytes are a gzip, zstd, xz, bzip2 or lz4 magic number or an .lzma
+// header (see isLZMA).
 func Open(name string, stdin io.Reader) (*Source, error) {
 	if name == Stdin {
 		return FromReader(name, stdin, -1)
@@ -104,13 +117,13 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 		var zr io.Reader
 		// Whether an error comes from inside the file's own compression.
 		inner := depth > 0
-		magic, err := br.Peek(len(xzMagic))
+		magic, err := br.Peek(sniffLen)
 		if err == nil || err == io.EOF { // a short input: magic holds what there is
 			zr, err = src.decompressor(br, magic)
 		} else {
 			// Reading what the layer above decompresses failed (a
-			// damaged block, an xz dictionary over the limit): an error
-			// of that layer.
+			// damaged block, an xz dictionary over the limit, an lz4
+			// header read at the first read): an error of that layer.
 			inner = depth > 1
 		}
 		switch {
@@ -135,11 +148,17 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 
 // decompressor returns a reader of what br holds decompressed, keeping
 // its Close, or nil when magic, br's first bytes, is no magic number it
-// knows. An xz dictionary or a zstd window over its limit (limit.go) is a
-// LimitError when the decompressor reads the header that asks for it,
-// before it allocates anything.
+// knows. An xz or lzma dictionary or a zstd window over its limit
+// (limit.go) is a LimitError when the decompressor reads the header that
+// asks for it, before it allocates anything.
 func (s *Source) decompressor(br *bufio.Reader, magic []byte) (io.Reader, error) {
 	switch {
+	case isLZ4(magic), isSkippable(magic) && isLZ4(afterSkippable(br)):
+		// Skippable frames belong to both zstd and lz4: those
+		// followed, within what br holds, by an lz4 frame start an lz4
+		// file; any others are left to zstd, as before lz4 was read.
+		// The lz4 reader skips them itself.
+		return newLZ4Reader(br)
 	case bytes.HasPrefix(magic, gzipMagic):
 		gr, err := gzip.NewReader(br)
 		if err != nil {
@@ -162,6 +181,16 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte) (io.Reader, error)
 		return xr, nil
 	case isBzip2(magic):
 		return bzip2.NewReader(br), nil
+	case isLZMA(magic):
+		lr, err := newLZMAReader(br, xzMaxDict)
+		if errors.As(err, new(*LimitError)) {
+			return nil, err // as an xz or zstd one reads, from the header
+		}
+		if err != nil {
+			// The header, then the first bytes of the stream.
+			return nil, fmt.Errorf("starting the lzma decoder: %w", err)
+		}
+		return lr, nil
 	case bytes.HasPrefix(magic, []byte{0xff, 0xfe}), bytes.HasPrefix(magic, []byte{0xfe, 0xff}):
 		// As PowerShell's > writes text: a ledger must be UTF-8.
 		return nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")

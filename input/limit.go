@@ -6,17 +6,23 @@ import (
 	"strconv"
 )
 
-// The decoder memory a compressed layer may ask for. xz and zstd headers
-// name the dictionary or window their decoder must keep, and a decoder
-// that takes them at their word holds that much, up to 4 GiB, whatever the
-// file holds: a few hundred bytes of one record repeated would cost
-// gigabytes. Each layer of a nested input is held to the same limit, so an
-// input costs at most maxLayers of them. gzip and bzip2 need none: deflate's
-// window is 32 KiB, a gzip header's extra field 64 KiB at most, and a
-// bzip2 block 900 kB (3.6 MB of tables) at most.
+// The decoder memory a compressed layer may ask for. xz, lzma and zstd
+// headers name the dictionary or window their decoder must keep, and a
+// decoder that takes them at their word holds that much, up to 4 GiB,
+// whatever the file holds: a few hundred bytes of one record repeated would
+// cost gigabytes. Each layer of a nested input is held to the same limit,
+// so an input costs at most maxLayers of them. gzip, bzip2 and lz4 need
+// none: deflate's window is 32 KiB, a gzip header's extra field 64 KiB at
+// most, a bzip2 block 900 kB (3.6 MB of tables) at most, and an lz4 block
+// 4 MiB at most (8 MiB in the legacy format, as lz4 -l writes it): the
+// decoder keeps one compressed and one decompressed, and for dependent
+// blocks (and legacy ones, which pierrec/lz4 treats so) a copy of the
+// last with 64 KiB of history, 12 MiB in all at most (24 MiB legacy;
+// TestLZ4Memory).
 const (
 	// xz -9 (and -8) uses a 64 MiB dictionary; only a custom
-	// --lzma2=dict=SIZE asks for more.
+	// --lzma2=dict=SIZE asks for more. lzma -9 (xz --format=lzma -9)
+	// uses 64 MiB too, and is held to the same limit.
 	xzMaxDict = 64 << 20
 	// zstd --ultra -22 and --long use a 128 MiB window, the largest the
 	// zstd command line decompresses without --long=N or --memory.
@@ -26,7 +32,7 @@ const (
 // LimitError is a compressed input, or a compressed layer inside one, that
 // asks for more decoder memory than effectaudit allows.
 type LimitError struct {
-	Format string // "xz" or "zstd"
+	Format string // "xz", "lzma" or "zstd"
 	Size   uint64 // the dictionary or window size its header asks for
 	Limit  uint64
 }
@@ -36,8 +42,12 @@ func (e *LimitError) Error() string {
 	if size == sizeString(e.Limit) { // just over, as a zstd content size may be
 		size = strconv.FormatUint(e.Size, 10) + " bytes"
 	}
-	if e.Format == "xz" {
+	switch e.Format {
+	case "xz":
 		return fmt.Sprintf("xz dictionary of %s is over effectaudit's limit of %s; decompress it first (xz -dc) and give the plain ledger, or recompress it with xz -9 or lower",
+			size, sizeString(e.Limit))
+	case "lzma":
+		return fmt.Sprintf("lzma dictionary of %s is over effectaudit's limit of %s; decompress it first (xz -dc or unlzma -c) and give the plain ledger, or recompress it with xz -9 or lower",
 			size, sizeString(e.Limit))
 	}
 	return fmt.Sprintf("zstd window of %s is over effectaudit's limit of %s; decompress it first (zstd -dc --long=31) and give the plain ledger, or recompress it with --long=27 or lower",

@@ -183,10 +183,10 @@ func (x *xzReader) nextBlock() error {
 // or less when the header states a smaller uncompressed size, since each
 // block starts with an empty dictionary and no match reaches back past the
 // block's own bytes. The library allocates the whole dictionary for each
-// block, so a file of many small blocks took a 64 MiB allocation each
-// (2,000 empty blocks 15 s); xz states the sizes in every block it writes
-// with more than one thread. A block that outgrows its stated size fails
-// either way: readBlock counts its bytes.
+// block: a 64 MiB one, zeroed, for each block of a few lines. xz states
+// the sizes in every block it writes with more than one thread. A block
+// that outgrows its stated size fails either way: readBlock counts its
+// bytes.
 func blockDict(dict, uncompressed int64) int64 {
 	if uncompressed >= 0 && uncompressed < dict {
 		return max(uncompressed, lzma.MinDictCap)
