@@ -119,7 +119,7 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 		inner := depth > 0
 		magic, err := br.Peek(sniffLen)
 		if err == nil || err == io.EOF { // a short input: magic holds what there is
-			zr, err = src.decompressor(br, magic)
+			zr, err = src.decompressor(br, magic, inner)
 		} else {
 			// Reading what the layer above decompresses failed (a
 			// damaged block, an xz dictionary over the limit, an lz4
@@ -127,7 +127,9 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 			inner = depth > 1
 		}
 		switch {
-		case err != nil && inner:
+		case err != nil && inner && !errors.As(err, new(*LimitError)):
+			// A LimitError says itself whether it is inner: its layer
+			// knows, where an error read through several may be any's.
 			err = fmt.Errorf("inside the compressed stream: %w", err)
 		case zr != nil && depth == maxLayers:
 			err = fmt.Errorf("compressed more than %d times over", maxLayers)
@@ -151,7 +153,7 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 // knows. An xz or lzma dictionary or a zstd window over its limit
 // (limit.go) is a LimitError when the decompressor reads the header that
 // asks for it, before it allocates anything.
-func (s *Source) decompressor(br *bufio.Reader, magic []byte) (io.Reader, error) {
+func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Reader, error) {
 	switch {
 	case isLZ4(magic), isSkippable(magic) && isLZ4(afterSkippable(br)):
 		// Skippable frames belong to both zstd and lz4: those
@@ -167,14 +169,14 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte) (io.Reader, error)
 		s.closer = append(s.closer, gr.Close)
 		return gr, nil
 	case isZstd(magic):
-		dr, err := newZstdReader(br, zstdMaxWindow)
+		dr, err := newZstdReader(br, zstdMaxWindow, inner)
 		if err != nil {
 			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
 		}
 		s.closer = append(s.closer, dr.Close)
 		return dr, nil
 	case bytes.HasPrefix(magic, xzMagic):
-		xr, err := newXZReader(br, xzMaxDict)
+		xr, err := newXZReader(br, xzMaxDict, inner)
 		if err != nil {
 			return nil, fmt.Errorf("reading the xz header: %w", err)
 		}
@@ -182,7 +184,7 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte) (io.Reader, error)
 	case isBzip2(magic):
 		return bzip2.NewReader(br), nil
 	case isLZMA(magic):
-		lr, err := newLZMAReader(br, xzMaxDict)
+		lr, err := newLZMAReader(br, xzMaxDict, inner)
 		if errors.As(err, new(*LimitError)) {
 			return nil, err // as an xz or zstd one reads, from the header
 		}

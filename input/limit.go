@@ -35,9 +35,21 @@ type LimitError struct {
 	Format string // "xz", "lzma" or "zstd"
 	Size   uint64 // the dictionary or window size its header asks for
 	Limit  uint64
+	// Inner is set for a layer inside the file's own compression, whose
+	// advice (decompress it first) yields another compressed file. The
+	// layer that meets the limit sets it: an error read through the
+	// layers cannot tell which of them it came from.
+	Inner bool
 }
 
 func (e *LimitError) Error() string {
+	if e.Inner {
+		return "inside the compressed stream: " + e.message()
+	}
+	return e.message()
+}
+
+func (e *LimitError) message() string {
 	size := sizeString(e.Size)
 	if size == sizeString(e.Limit) { // just over, as a zstd content size may be
 		size = strconv.FormatUint(e.Size, 10) + " bytes"

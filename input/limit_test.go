@@ -222,6 +222,14 @@ func TestDecoderMemoryLimits(t *testing.T) {
 		{"xz over the limit inside xz", xzOf(t, xz4G), nil,
 			"inside the compressed stream: xz dictionary of 4 GiB is over effectaudit's limit of 64 MiB" + xzHint},
 		{"xz at the limit inside xz at it", xzDict(t, xzDict(t, plain, xzAtLimit), xzAtLimit), plain, ""},
+		// A second stream or frame over the limit is met as the audit
+		// reads, not as the layers are opened: still said to be inner.
+		{"xz streams inside xz, the second over the limit", xzOf(t, append(xzOf(t, plain), xzOver...)), nil,
+			"inside the compressed stream: xz dictionary of 96 MiB is over effectaudit's limit of 64 MiB" + xzHint},
+		{"xz streams inside gzip, the second over the limit", gzipOf(t, append(xzOf(t, plain), xz4G...)), nil,
+			"inside the compressed stream: xz dictionary of 4 GiB is over effectaudit's limit of 64 MiB" + xzHint},
+		{"xz streams, the second over the limit, gzip inside the first", append(xzOf(t, gzipOf(t, plain)), xzOver...), nil,
+			"xz dictionary of 96 MiB is over effectaudit's limit of 64 MiB" + xzHint},
 		{"xz over the limit inside gzip inside zstd", zstdOf(t, gzipOf(t, xzOver)), nil,
 			"inside the compressed stream: xz dictionary of 96 MiB is over effectaudit's limit of 64 MiB" + xzHint},
 
@@ -236,6 +244,8 @@ func TestDecoderMemoryLimits(t *testing.T) {
 		{"zstd frames, the second over the limit", append(zstdOf(t, plain), zstdOver...), nil,
 			"zstd window of 256 MiB is over effectaudit's limit of 128 MiB" + zstdHint},
 		{"zstd over the limit inside xz", xzOf(t, zstdOver), nil,
+			"inside the compressed stream: zstd window of 256 MiB is over effectaudit's limit of 128 MiB" + zstdHint},
+		{"zstd frames inside xz, the second over the limit", xzOf(t, append(zstdOf(t, plain), zstdOver...)), nil,
 			"inside the compressed stream: zstd window of 256 MiB is over effectaudit's limit of 128 MiB" + zstdHint},
 		{"xz over the limit inside zstd", zstdOf(t, xzOver), nil,
 			"inside the compressed stream: xz dictionary of 96 MiB is over effectaudit's limit of 64 MiB" + xzHint},
@@ -310,7 +320,7 @@ func TestXZReaderAsLibrary(t *testing.T) {
 func compare(t *testing.T, what string, file []byte) {
 	t.Helper()
 	var got []byte
-	x, err := newXZReader(bufioReader(file), xzMaxDict)
+	x, err := newXZReader(bufioReader(file), xzMaxDict, false)
 	if err == nil {
 		got, err = io.ReadAll(x)
 	}

@@ -75,13 +75,14 @@ type lzmaReader struct {
 // library allocates the dictionary: a LimitError says what it was. (The
 // library's ReaderConfig.DictCap is a limit for .lzma files, unlike
 // Reader2Config's, and is set too, but its error is the library's own.)
-func newLZMAReader(r *bufio.Reader, maxDict int64) (*lzmaReader, error) {
+// inner says whether r is itself decompressed (see LimitError).
+func newLZMAReader(r *bufio.Reader, maxDict int64, inner bool) (*lzmaReader, error) {
 	h, err := r.Peek(lzma.HeaderLen)
 	if err != nil {
 		return nil, noEOF(err)
 	}
 	if dict := int64(binary.LittleEndian.Uint32(h[1:5])); dict > maxDict {
-		return nil, &LimitError{Format: "lzma", Size: uint64(dict), Limit: uint64(maxDict)}
+		return nil, &LimitError{Format: "lzma", Size: uint64(dict), Limit: uint64(maxDict), Inner: inner}
 	}
 	if binary.LittleEndian.Uint64(h[5:13]) == 0 {
 		// Nothing, as an encoder that states the size (the LZMA

@@ -465,7 +465,7 @@ func FuzzLZMAReader(f *testing.F) {
 		if len(in) < lzma.HeaderLen {
 			return
 		}
-		lr, err := newLZMAReader(bufioReader(in), 1<<20)
+		lr, err := newLZMAReader(bufioReader(in), 1<<20, false)
 		if err != nil {
 			return
 		}

@@ -33,6 +33,7 @@ import (
 type xzReader struct {
 	r       *bufio.Reader
 	maxDict int64
+	inner   bool // a layer inside the file's own compression: see LimitError
 	flags   [2]byte   // the current stream's, repeated in its footer
 	check   hash.Hash // of the current block's decompressed bytes; nil for none
 	sumLen  int       // bytes of check after each block
@@ -69,9 +70,10 @@ var crc64Table = crc64.MakeTable(crc64.ECMA)
 
 // newXZReader reads the first stream header from r, which starts with
 // xzMagic, and returns a reader of what the file decompresses to, each
-// block's dictionary no larger than maxDict bytes.
-func newXZReader(r *bufio.Reader, maxDict int64) (*xzReader, error) {
-	x := &xzReader{r: r, maxDict: maxDict, records: crc64.New(crc64Table)}
+// block's dictionary no larger than maxDict bytes. inner says whether r is
+// itself decompressed (see LimitError).
+func newXZReader(r *bufio.Reader, maxDict int64, inner bool) (*xzReader, error) {
+	x := &xzReader{r: r, maxDict: maxDict, inner: inner, records: crc64.New(crc64Table)}
 	var h [xzHeaderLen]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, noEOF(err)
@@ -169,7 +171,7 @@ func (x *xzReader) nextBlock() error {
 		return err
 	}
 	if dict > x.maxDict {
-		return &LimitError{Format: "xz", Size: uint64(dict), Limit: uint64(x.maxDict)}
+		return &LimitError{Format: "xz", Size: uint64(dict), Limit: uint64(x.maxDict), Inner: x.inner}
 	}
 	b.in.r = x.r
 	if b.lzma2, err = (lzma.Reader2Config{DictCap: int(blockDict(dict, b.uncompressed))}).NewReader2(&b.in); err != nil {

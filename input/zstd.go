@@ -20,8 +20,11 @@ type zstdReader struct {
 	lim *zstdLimiter
 }
 
-func newZstdReader(br *bufio.Reader, maxWindow uint64) (*zstdReader, error) {
-	lim := &zstdLimiter{r: br, max: maxWindow}
+// newZstdReader returns a reader of the zstd frames br starts with, no
+// window larger than maxWindow bytes. inner says whether br is itself
+// decompressed (see LimitError).
+func newZstdReader(br *bufio.Reader, maxWindow uint64, inner bool) (*zstdReader, error) {
+	lim := &zstdLimiter{r: br, max: maxWindow, inner: inner}
 	dec, err := zstd.NewReader(lim,
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxWindow(maxWindow),
@@ -53,6 +56,7 @@ func (z *zstdReader) Close() error {
 type zstdLimiter struct {
 	r     *bufio.Reader
 	max   uint64
+	inner bool // see LimitError
 	left  int64 // bytes to pass before the next header
 	state zstdState
 	check bool  // the current frame ends with a checksum
@@ -112,7 +116,7 @@ func (l *zstdLimiter) next() error {
 			window = h.FrameContentSize
 		}
 		if window > l.max {
-			l.err = &LimitError{Format: "zstd", Size: window, Limit: l.max}
+			l.err = &LimitError{Format: "zstd", Size: window, Limit: l.max, Inner: l.inner}
 			return l.err
 		}
 		l.left, l.state, l.check = int64(h.HeaderSize), zstdBlock, h.HasCheckSum
