@@ -33,7 +33,7 @@ import (
 type xzReader struct {
 	r       *bufio.Reader
 	maxDict int64
-	inner   bool // a layer inside the file's own compression: see LimitError
+	inner   bool      // a layer inside the file's own compression: see LimitError
 	flags   [2]byte   // the current stream's, repeated in its footer
 	check   hash.Hash // of the current block's decompressed bytes; nil for none
 	sumLen  int       // bytes of check after each block

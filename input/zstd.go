@@ -56,7 +56,7 @@ func (z *zstdReader) Close() error {
 type zstdLimiter struct {
 	r     *bufio.Reader
 	max   uint64
-	inner bool // see LimitError
+	inner bool  // see LimitError
 	left  int64 // bytes to pass before the next header
 	state zstdState
 	check bool  // the current frame ends with a checksum
