@@ -174,6 +174,9 @@ func FuzzFromReader(f *testing.F) {
 	f.Add(gzipOf(f, []byte(ledger)))
 	f.Add(zstdOf(f, []byte(ledger)))
 	f.Add(xzOf(f, []byte(ledger)))
+	f.Add(lz4Of(f, []byte(ledger)))
+	f.Add(lzmaOf(f, []byte(ledger)))
+	f.Add(gzipOf(f, lzmaOf(f, lz4Of(f, []byte(ledger)))))
 	f.Add([]byte("BZh91AY&SY"))
 	f.Add([]byte{0xff, 0xfe, '{', 0})
 	f.Fuzz(func(t *testing.T, in []byte) {
