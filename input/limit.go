@@ -14,11 +14,10 @@ import (
 // so an input costs at most maxLayers of them. gzip, bzip2 and lz4 need
 // none: deflate's window is 32 KiB, a gzip header's extra field 64 KiB at
 // most, a bzip2 block 900 kB (3.6 MB of tables) at most, and an lz4 block
-// 4 MiB at most (8 MiB in the legacy format, as lz4 -l writes it): the
-// decoder keeps one compressed and one decompressed, and for dependent
-// blocks (and legacy ones, which pierrec/lz4 treats so) a copy of the
-// last with 64 KiB of history, 12 MiB in all at most (24 MiB legacy;
-// TestLZ4Memory).
+// 4 MiB at most: the decoder keeps one compressed and one decompressed, and
+// for dependent blocks a copy of the last with 64 KiB of history, 12 MiB
+// in all at most (TestLZ4Memory). The legacy lz4 format is refused (see
+// newLZ4Reader).
 const (
 	// xz -9 (and -8) uses a 64 MiB dictionary; only a custom
 	// --lzma2=dict=SIZE asks for more. lzma -9 (xz --format=lzma -9)

@@ -16,7 +16,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/pierrec/lz4/v4"
 	"github.com/ulikunitz/xz/lzma"
 )
 
@@ -118,7 +117,6 @@ func TestLZMAReads(t *testing.T) {
 		{"xz of lzma", xzOf(t, lzmaSized(t, plain, false)), plain},
 		{"lzma of lzma", lzmaWith(t, small, lzmaWith(t, small, plain)), plain},
 		{"lz4 of lzma of lz4", lz4Of(t, lzmaOf(t, lz4Of(t, plain))), plain},
-		{"lzma of legacy lz4", lzmaOf(t, lz4Of(t, plain, lz4.LegacyOption(true))), plain},
 
 		// Made by xz 5.4.1: lzma -9 (a 64 MiB dictionary, at the
 		// limit) and xz --format=lzma --lzma1=preset=1,dict=4KiB. Both
@@ -180,6 +178,9 @@ func TestLZMARefuses(t *testing.T) {
 		// decoder gives it, as for a damaged xz block inside gzip.
 		{"cut short inside gzip", gzipOf(t, eos[:len(eos)-1]), "unexpected EOF"},
 		{"garbage after, inside lz4", lz4Of(t, slices.Concat(eos, []byte("x"))), "lzma: data after the end of the stream"},
+		// Met by looking past the stream's end: the layer around it
+		// fails there, and says so.
+		{"inside gzip whose checksum is wrong", badGzipChecksum(gzipOf(t, eos)), "gzip: invalid checksum"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,6 +197,14 @@ func TestLZMARefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// badGzipChecksum returns gz with its CRC-32 (the trailer's first four
+// bytes) changed.
+func badGzipChecksum(gz []byte) []byte {
+	gz = slices.Clone(gz)
+	gz[len(gz)-8] ^= 0x01
+	return gz
 }
 
 // TestLZMALimitBeforeAllocating checks that a dictionary over the limit is
