@@ -16,9 +16,15 @@ import (
 
 const ledger = `{"type":"attempt","operationId":"op-1"}` + "\n"
 
-func gzipOf(t testing.TB, data []byte) []byte {
+// compress returns data as the writer that newWriter makes compresses
+// it.
+func compress(t testing.TB, data []byte, newWriter func(io.Writer) (io.WriteCloser, error)) []byte {
+	t.Helper()
 	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
+	w, err := newWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := w.Write(data); err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +32,10 @@ func gzipOf(t testing.TB, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+func gzipOf(t testing.TB, data []byte) []byte {
+	return compress(t, data, func(w io.Writer) (io.WriteCloser, error) { return gzip.NewWriter(w), nil })
 }
 
 func zstdOf(t testing.TB, data []byte) []byte {
@@ -43,6 +53,27 @@ func xzOf(t testing.TB, data []byte) []byte { return xzWith(t, xz.WriterConfig{}
 // bytes, as pzstd writes one before every frame.
 func skippable(n byte) []byte {
 	return []byte{0x50 | n, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4}
+}
+
+// readFromReader reads in through FromReader, failing t on an error, and
+// checks that the whole of in was read.
+func readFromReader(t *testing.T, in []byte) []byte {
+	t.Helper()
+	src, err := FromReader("in", bytes.NewReader(in), int64(len(in)))
+	if err != nil {
+		t.Fatalf("FromReader: %v", err)
+	}
+	got, err := io.ReadAll(src)
+	if err != nil {
+		t.Fatalf("reading: %v", err)
+	}
+	if err := src.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if src.Consumed() != int64(len(in)) {
+		t.Errorf("Consumed() = %d, want all %d bytes", src.Consumed(), len(in))
+	}
+	return got
 }
 
 // TestFromReaderSniffs checks that each compression, and compressions
@@ -83,22 +114,9 @@ func TestFromReaderSniffs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, err := FromReader("in", bytes.NewReader(tt.in), int64(len(tt.in)))
-			if err != nil {
-				t.Fatalf("FromReader: %v", err)
-			}
-			got, err := io.ReadAll(src)
-			if err != nil {
-				t.Fatalf("reading: %v", err)
-			}
-			if err := src.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
+			got := readFromReader(t, tt.in)
 			if diff := cmp.Diff(string(tt.want), string(got)); diff != "" {
 				t.Errorf("read (-want +got):\n%s", diff)
-			}
-			if src.Consumed() != int64(len(tt.in)) {
-				t.Errorf("Consumed() = %d, want all %d bytes", src.Consumed(), len(tt.in))
 			}
 		})
 	}

@@ -21,18 +21,7 @@ import (
 // xzWith compresses data with ulikunitz/xz's writer and config c.
 func xzWith(t testing.TB, c xz.WriterConfig, data []byte) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	w, err := c.NewWriter(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return compress(t, data, func(w io.Writer) (io.WriteCloser, error) { return c.NewWriter(w) })
 }
 
 // xzBlockOffsets returns where each block of the one stream in file

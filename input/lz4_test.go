@@ -22,18 +22,10 @@ import (
 // lz4Of compresses data with pierrec/lz4's Writer and options opts.
 func lz4Of(t testing.TB, data []byte, opts ...lz4.Option) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	w := lz4.NewWriter(&b)
-	if err := w.Apply(opts...); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return compress(t, data, func(w io.Writer) (io.WriteCloser, error) {
+		zw := lz4.NewWriter(w)
+		return zw, zw.Apply(opts...)
+	})
 }
 
 // xxh32 is XXH32 with seed 0, which the lz4 frame format uses for its
@@ -112,27 +104,6 @@ func incompressible(n int) []byte {
 	}
 	b[0] = '{'
 	return b
-}
-
-// readFromReader reads in through FromReader, failing t on an error, and
-// checks that the whole of in was read.
-func readFromReader(t *testing.T, in []byte) []byte {
-	t.Helper()
-	src, err := FromReader("in", bytes.NewReader(in), int64(len(in)))
-	if err != nil {
-		t.Fatalf("FromReader: %v", err)
-	}
-	got, err := io.ReadAll(src)
-	if err != nil {
-		t.Fatalf("reading: %v", err)
-	}
-	if err := src.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
-	if src.Consumed() != int64(len(in)) {
-		t.Errorf("Consumed() = %d, want all %d bytes", src.Consumed(), len(in))
-	}
-	return got
 }
 
 // TestLZ4Reads checks that lz4 frames, as pierrec/lz4 writes them with

@@ -23,18 +23,7 @@ import (
 // Writer and config c.
 func lzmaWith(t testing.TB, c lzma.WriterConfig, data []byte) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	w, err := c.NewWriter(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return compress(t, data, func(w io.Writer) (io.WriteCloser, error) { return c.NewWriter(w) })
 }
 
 // lzmaOf is lzmaWith with the library's defaults: an 8 MiB dictionary, no
