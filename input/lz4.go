@@ -56,6 +56,11 @@ func afterSkippable(br *bufio.Reader) []byte {
 // its own to leave running. Any bytes after the last frame that do not
 // start another are an error (as lz4 -d exits 1 for them), and so is a
 // frame cut short or a content or block checksum that does not match.
+// Two differ from lz4 -d (1.9.4): a skippable frame cut short is an error,
+// as it is for lz4 -d reading a pipe (reading a file, it seeks past the
+// end and exits 0); and a frame stating a content size of 0 that holds
+// data is refused by the library, where lz4 -d takes 0 for unknown (no
+// lz4 writes one).
 //
 // Legacy frames (lz4 -l) are refused by name: pierrec/lz4 reads them with
 // each block depending on the one before, where lz4 -d takes none as
@@ -114,9 +119,11 @@ func (l *lz4Reader) nextFrame() error {
 			if len(m) < 8 {
 				return noEOF(err)
 			}
-			size := int(binary.LittleEndian.Uint32(m[4:]))
+			// In 64 bits: an int of 32 would take a size of 2 GiB or
+			// more as negative, and read on inside the frame.
+			size := int64(binary.LittleEndian.Uint32(m[4:]))
 			l.br.Discard(8)
-			if n, err := l.br.Discard(size); n < size {
+			if n, err := io.CopyN(io.Discard, l.br, size); n < size {
 				return noEOF(err)
 			}
 		case bytes.HasPrefix(m, lz4Magic):
@@ -142,6 +149,7 @@ type lz4Frame struct {
 	flags byte
 	left  int64 // bytes of the current piece still to pass
 	state lz4FrameState
+	err   error // what cut the frame short, once lz4Cut
 }
 
 type lz4FrameState uint8
@@ -166,9 +174,9 @@ func (f *lz4Frame) Read(p []byte) (int, error) {
 	if f.left == 0 {
 		switch f.state {
 		case lz4Header:
-			h, _ := f.r.Peek(5) // the magic number and the flags
+			h, err := f.r.Peek(5) // the magic number and the flags
 			if len(h) < 5 {
-				f.cut(len(h))
+				f.cut(len(h), err)
 				break
 			}
 			f.flags = h[4]
@@ -181,9 +189,9 @@ func (f *lz4Frame) Read(p []byte) (int, error) {
 			}
 			f.state = lz4Blocks
 		case lz4Blocks:
-			b, _ := f.r.Peek(4)
+			b, err := f.r.Peek(4)
 			if len(b) < 4 {
-				f.cut(len(b))
+				f.cut(len(b), err)
 				break
 			}
 			size := binary.LittleEndian.Uint32(b)
@@ -202,12 +210,12 @@ func (f *lz4Frame) Read(p []byte) (int, error) {
 			f.state = lz4Done
 			return 0, io.EOF
 		case lz4Cut:
-			return 0, io.ErrUnexpectedEOF
+			return 0, f.err
 		case lz4Done:
 			return 0, io.EOF
 		}
 		if f.left == 0 {
-			return 0, io.ErrUnexpectedEOF // cut where a piece starts
+			return 0, f.err // cut where a piece starts
 		}
 	}
 	n, err := f.r.Read(p[:int(min(int64(len(p)), f.left))])
@@ -218,5 +226,8 @@ func (f *lz4Frame) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// cut passes the n bytes a frame cut short still has.
-func (f *lz4Frame) cut(n int) { f.left, f.state = int64(n), lz4Cut }
+// cut passes the n bytes a frame cut short still has, and then err, what
+// cut it short: bufio.Reader.Peek returns a read error once only.
+func (f *lz4Frame) cut(n int, err error) {
+	f.left, f.state, f.err = int64(n), lz4Cut, noEOF(err)
+}

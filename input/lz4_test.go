@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"math/bits"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pierrec/lz4/v4"
@@ -140,6 +142,9 @@ func TestLZ4Reads(t *testing.T) {
 		{"level 9", lz4Of(t, plain, lz4.CompressionLevelOption(lz4.Level9)), plain},
 		{"as the C library compresses", lz4Of(t, plain, lz4.CompressionLevelOption(lz4.CCompatFast)), plain},
 		{"blocks flagged dependent", dependent, plain},
+		// A size of 0 with the stored bit is an empty block, not an end
+		// mark, for lz4 -d (1.9.4) as for the library.
+		{"an empty stored block between blocks", emptyStoredBlockAfterFirst(t, lz4Of(t, plain, lz4.BlockSizeOption(lz4.Block64Kb))), plain},
 		{"frames", slices.Concat(frame, lz4Of(t, plain, lz4.BlockChecksumOption(true))), slices.Concat([]byte(ledger), plain)},
 		{"after a skippable frame", slices.Concat(skippable(0), frame), []byte(ledger)},
 		{"after skippable frames", slices.Concat(skippable(0xf), skippable(4), frame), []byte(ledger)},
@@ -259,6 +264,11 @@ func TestLZ4Refuses(t *testing.T) {
 		// (as lz4 -d has it; the library kept the frame before).
 		{"match into the frame before", lz4MatchIntoFrameBefore, "lz4: invalid"},
 		{"cut in a skippable frame", slices.Concat(skippable(0), frameOf(t))[:10], "unexpected EOF"},
+		{"a frame, then a skippable frame cut in its content", slices.Concat(checked, skippable(1)[:10]), "unexpected EOF"},
+		{"a frame, then a skippable frame cut in its header", slices.Concat(checked, skippable(1)[:6]), "unexpected EOF"},
+		// A size of 2 GiB or more is no negative count: the frame after
+		// is inside the skippable one, and the file ends first.
+		{"a skippable frame of 2 GiB", slices.Concat(checked, []byte{0x50, 0x2a, 0x4d, 0x18, 0, 0, 0, 0x80}, frameOf(t)), "unexpected EOF"},
 		// Found when FromReader sniffs what the lz4 layer holds: an
 		// error of the layer inside.
 		{"damaged descriptor inside gzip", gzipOf(t, flip(checked, 4)), "inside the compressed stream: lz4: invalid header checksum"},
@@ -282,6 +292,38 @@ func TestLZ4Refuses(t *testing.T) {
 }
 
 func frameOf(t testing.TB) []byte { return lz4Of(t, []byte(ledger)) }
+
+// emptyStoredBlockAfterFirst puts a block size of 0x80000000 (stored, 0
+// bytes) after the first block of file, a frame with no content size,
+// dictionary or block checksums.
+func emptyStoredBlockAfterFirst(t testing.TB, file []byte) []byte {
+	t.Helper()
+	if file[4]&0x19 != 0 {
+		t.Fatalf("frame flags %#x: want no content size, dictionary or block checksums", file[4])
+	}
+	end := 7 + 4 + int(binary.LittleEndian.Uint32(file[7:])&0x7fffffff)
+	return slices.Concat(file[:end], []byte{0, 0, 0, 0x80}, file[end:])
+}
+
+// TestLZ4ReadErrors fails the reader under an lz4 file at every byte: the
+// error read must be that failure, whichever part of a frame it cuts. The
+// frame walker peeks at headers and block sizes, and bufio.Reader.Peek
+// returns a read error only once.
+func TestLZ4ReadErrors(t *testing.T) {
+	plain := []byte(strings.Repeat(ledger, 60))
+	file := slices.Concat(skippable(0), lz4Of(t, plain, lz4.BlockSizeOption(lz4.Block64Kb), lz4.BlockChecksumOption(true)), skippable(1), frameOf(t))
+	failure := errors.New("the disk failed")
+	for k := 1; k < len(file); k++ {
+		r := io.MultiReader(bytes.NewReader(file[:k]), iotest.ErrReader(failure))
+		src, err := FromReader("in", r, -1)
+		if err == nil {
+			_, err = io.ReadAll(src)
+		}
+		if err == nil || !strings.Contains(err.Error(), failure.Error()) {
+			t.Errorf("the reader failing after %d bytes of %d: error %v; want %q", k, len(file), err, failure)
+		}
+	}
+}
 
 // lz4MatchIntoFrameBefore is two frames: the first of dependent blocks
 // holding the alphabet, the second of independent blocks whose only block
