@@ -33,6 +33,11 @@ type Auditor struct {
 	seed   maphash.Seed // of tableHash
 
 	opIndex table // by tableHash of the id
+	// The operations found last, as opIndex's slots hold them, by the top
+	// bits of their tableHash: an export's records of one operation come
+	// close together, and this small array stays in the cache where
+	// opIndex's slot for them is a miss once the index is large.
+	recentOps [1 << recentBits]uint64
 	ops     blocks[operation]
 
 	pairIndex table // by tableHash of the joined pair (see joinPair)
@@ -277,13 +282,27 @@ func (a *Auditor) op(id string, pos Position) *operation {
 	return a.opHashed(id, a.tableHash(id), pos)
 }
 
+// recentBits sizes Auditor.recentOps: 128 KiB, for the thousands of
+// operations a trace export has open at once.
+const recentBits = 14
+
+func recentSlot(h uint32) uint32 { return h >> (32 - recentBits) }
+
 // opHashed is op for an id whose tableHash is h.
 func (a *Auditor) opHashed(id string, h uint32, pos Position) *operation {
+	recent := &a.recentOps[recentSlot(h)]
+	if s := *recent; s != 0 && uint32(s>>32) == h {
+		if op := a.opAt(int(uint32(s)) - 1); a.st.str(op.id) == id {
+			return op
+		}
+	}
 	i, empty, ok := a.opIndex.lookup(h, func(i int32) bool { return a.st.str(a.opAt(int(i)).id) == id })
 	if ok {
+		*recent = uint64(h)<<32 | uint64(uint32(i)+1)
 		return a.opAt(int(i))
 	}
 	i = int32(a.ops.add())
+	*recent = uint64(h)<<32 | uint64(uint32(i)+1)
 	op := a.opAt(int(i))
 	op.id = a.st.put(id)
 	op.first = pack(pos)
@@ -419,7 +438,13 @@ func (a *Auditor) touch(ops, pairs []uint32, recs []Record) {
 	}
 	var opSlots, pairSlots [8]uint64
 	for i := range ops {
-		opSlots[i] = a.opIndex.slots[a.opIndex.home(ops[i])]
+		// The slot recentOps holds, if it is this operation's, spares
+		// a miss on opIndex.
+		if s := a.recentOps[recentSlot(ops[i])]; uint32(s>>32) == ops[i] && s != 0 {
+			opSlots[i] = s
+		} else {
+			opSlots[i] = a.opIndex.slots[a.opIndex.home(ops[i])]
+		}
 		if recs[i].IdempotencyKey != "" {
 			pairSlots[i] = a.pairIndex.slots[a.pairIndex.home(pairs[i])]
 		}
