@@ -38,7 +38,7 @@ type Auditor struct {
 	// close together, and this small array stays in the cache where
 	// opIndex's slot for them is a miss once the index is large.
 	recentOps [1 << recentBits]uint64
-	ops     blocks[operation]
+	ops       blocks[operation]
 
 	pairIndex table // by tableHash of the joined pair (see joinPair)
 	pairs     blocks[binding]
