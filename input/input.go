@@ -160,7 +160,7 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Re
 		// followed, within what br holds, by an lz4 frame start an lz4
 		// file; any others are left to zstd, as before lz4 was read.
 		// The lz4 reader skips them itself.
-		return newLZ4Reader(br)
+		return newLZ4Reader(br), nil
 	case bytes.HasPrefix(magic, gzipMagic):
 		gr, err := gzip.NewReader(br)
 		if err != nil {

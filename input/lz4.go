@@ -66,9 +66,7 @@ func afterSkippable(br *bufio.Reader) []byte {
 // each block depending on the one before, where lz4 -d takes none as
 // depending, and a run of their magic numbers costs it a level of stack
 // each, so a 5 KB xz of one repeated made a fatal stack overflow.
-func newLZ4Reader(br *bufio.Reader) (io.Reader, error) {
-	return &lz4Reader{br: br}, nil
-}
+func newLZ4Reader(br *bufio.Reader) io.Reader { return &lz4Reader{br: br} }
 
 // errLZ4Legacy is a legacy lz4 frame, which effectaudit does not read.
 var errLZ4Legacy = errors.New("the input is in lz4's legacy format (lz4 -l), which effectaudit does not read; decompress it first (lz4 -dc) and give the plain ledger")
