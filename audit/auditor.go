@@ -283,7 +283,8 @@ func (a *Auditor) op(id string, pos Position) *operation {
 }
 
 // recentBits sizes Auditor.recentOps: 128 KiB, for the thousands of
-// operations a trace export has open at once.
+// operations a trace export has open at once. At 10M records 512 KiB took
+// 6% more CPU and 32 KiB 4.5% more (faster in 1 and 0 of 5 pairs).
 const recentBits = 14
 
 func recentSlot(h uint32) uint32 { return h >> (32 - recentBits) }
