@@ -1,21 +1,13 @@
 package audit
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 // TestSharedKeyNeedsOneHash checks that shared-key needs a key pair bound
 // to exactly one payload hash (SPEC: "with a single payload hash"): a key
 // that two operations carry without any hash binds nothing, and each
 // operation only misses its hash.
 func TestSharedKeyNeedsOneHash(t *testing.T) {
-	tests := []struct {
-		name string
-		recs []rec
-		want map[string]judgement
-	}{
+	tests := []judgeCase{
 		{
 			name: "no shared-key: two operations share a key with no payloadHash",
 			recs: []rec{
@@ -39,13 +31,7 @@ func TestSharedKeyNeedsOneHash(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, judge(t, tt.recs)); diff != "" {
-				t.Errorf("judgements (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkJudgements(t, tests, false)
 }
 
 // TestFindingOncePerOperation checks that an operation lists a finding
@@ -54,11 +40,7 @@ func TestSharedKeyNeedsOneHash(t *testing.T) {
 // findings.
 func TestFindingOncePerOperation(t *testing.T) {
 	const sharedKey = "is carried by 2 operations under one payload hash: one intent split into several identities"
-	tests := []struct {
-		name string
-		recs []rec
-		want map[string]judgement
-	}{
+	tests := []judgeCase{
 		{
 			name: "shared-key: both of an operation's keys are shared",
 			recs: []rec{
@@ -90,11 +72,5 @@ func TestFindingOncePerOperation(t *testing.T) {
 			},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, judge(t, tt.recs)); diff != "" {
-				t.Errorf("judgements (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkJudgements(t, tests, false)
 }

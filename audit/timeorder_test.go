@@ -29,6 +29,38 @@ func judge(t *testing.T, recs []rec) map[string]judgement {
 	return out
 }
 
+// judgeCase is a ledger and the judgement its audit must reach for each
+// operation.
+type judgeCase struct {
+	name string
+	recs []rec
+	want map[string]judgement
+}
+
+// checkJudgements audits each case's records and compares the judgements;
+// with reverse, it does so with the records reversed too, for cases whose
+// judgements must not depend on their order.
+func checkJudgements(t *testing.T, tests []judgeCase, reverse bool) {
+	t.Helper()
+	type order struct {
+		name string
+		recs []rec
+	}
+	for _, tt := range tests {
+		orders := []order{{"", tt.recs}}
+		if reverse {
+			orders = []order{{"/in order", tt.recs}, {"/reversed", reversed(tt.recs)}}
+		}
+		for _, order := range orders {
+			t.Run(tt.name+order.name, func(t *testing.T) {
+				if diff := cmp.Diff(tt.want, judge(t, order.recs)); diff != "" {
+					t.Errorf("judgements (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
 // reversed returns recs in reverse order: a fold that keeps the earliest or
 // the latest instant must not depend on which record comes first.
 func reversed(recs []rec) []rec {
@@ -48,11 +80,7 @@ func TestRetryFindingsWithoutAttemptIDs(t *testing.T) {
 		t0 = "2026-01-01T10:00:00Z"
 		t1 = "2026-01-01T10:01:00Z"
 	)
-	tests := []struct {
-		name string
-		recs []rec
-		want map[string]judgement
-	}{
+	tests := []judgeCase{
 		{
 			name: "retry-after-success: an anonymous attempt after an anonymous success",
 			recs: []rec{
@@ -100,18 +128,7 @@ func TestRetryFindingsWithoutAttemptIDs(t *testing.T) {
 			want: map[string]judgement{"o": {Uncertain, []Finding{}}},
 		},
 	}
-	for _, tt := range tests {
-		for _, order := range []struct {
-			name string
-			recs []rec
-		}{{"in order", tt.recs}, {"reversed", reversed(tt.recs)}} {
-			t.Run(tt.name+"/"+order.name, func(t *testing.T) {
-				if diff := cmp.Diff(tt.want, judge(t, order.recs)); diff != "" {
-					t.Errorf("judgements (-want +got):\n%s", diff)
-				}
-			})
-		}
-	}
+	checkJudgements(t, tests, true)
 }
 
 // TestEarliestAndLatestInstants checks the direction of each instant the
@@ -124,11 +141,7 @@ func TestEarliestAndLatestInstants(t *testing.T) {
 		t1 = "2026-01-01T10:01:00Z"
 		t2 = "2026-01-01T10:02:00Z"
 	)
-	tests := []struct {
-		name string
-		recs []rec
-		want map[string]judgement
-	}{
+	tests := []judgeCase{
 		{
 			name: "retry-after-success: the first of two successes",
 			recs: []rec{
@@ -172,18 +185,7 @@ func TestEarliestAndLatestInstants(t *testing.T) {
 			want: map[string]judgement{"o": {Healthy, []Finding{}}},
 		},
 	}
-	for _, tt := range tests {
-		for _, order := range []struct {
-			name string
-			recs []rec
-		}{{"in order", tt.recs}, {"reversed", reversed(tt.recs)}} {
-			t.Run(tt.name+"/"+order.name, func(t *testing.T) {
-				if diff := cmp.Diff(tt.want, judge(t, order.recs)); diff != "" {
-					t.Errorf("judgements (-want +got):\n%s", diff)
-				}
-			})
-		}
-	}
+	checkJudgements(t, tests, true)
 }
 
 // TestRetentionSpanCountsKeyedAttempts checks that a key's span runs over
@@ -191,11 +193,7 @@ func TestEarliestAndLatestInstants(t *testing.T) {
 // operation: a keyless retry a day later is missing-key, not a retry past
 // the key's retention.
 func TestRetentionSpanCountsKeyedAttempts(t *testing.T) {
-	tests := []struct {
-		name string
-		recs []rec
-		want map[string]judgement
-	}{
+	tests := []judgeCase{
 		{
 			name: "a keyless retry a day later",
 			recs: []rec{
@@ -229,11 +227,5 @@ func TestRetentionSpanCountsKeyedAttempts(t *testing.T) {
 			}}},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, judge(t, tt.recs)); diff != "" {
-				t.Errorf("judgements (-want +got):\n%s", diff)
-			}
-		})
-	}
+	checkJudgements(t, tests, false)
 }

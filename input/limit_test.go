@@ -111,18 +111,9 @@ func xzHiddenBlock(t testing.TB, data []byte) []byte {
 // uses, as a window that large would cost the encoder too.
 func zstdWindow(t testing.TB, data []byte, size int) []byte {
 	t.Helper()
-	var b bytes.Buffer
-	w, err := zstd.NewWriter(&b, zstd.WithWindowSize(1<<20), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	frame := b.Bytes()
+	frame := compress(t, data, func(w io.Writer) (io.WriteCloser, error) {
+		return zstd.NewWriter(w, zstd.WithWindowSize(1<<20), zstd.WithEncoderConcurrency(1))
+	})
 	var h zstd.Header
 	if err := h.Decode(frame); err != nil || h.SingleSegment || h.WindowSize != 1<<20 {
 		t.Fatalf("the frame's window is %d (single segment %v, %v), want 1 MiB", h.WindowSize, h.SingleSegment, err)

@@ -265,15 +265,18 @@ var benchIDs = []string{
 	"op:import:" + tok(40),
 }
 
-func BenchmarkCheck(b *testing.B) {
+func BenchmarkCheck(b *testing.B) { benchmarkCheck(b, benchIDs) }
+
+// benchmarkCheck checks each of ids in turn, counting their bytes.
+func benchmarkCheck(b *testing.B, ids []string) {
 	var size int64
-	for _, s := range benchIDs {
+	for _, s := range ids {
 		size += int64(len(s))
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, s := range benchIDs {
+		for _, s := range ids {
 			Check(s)
 		}
 	}
@@ -282,12 +285,7 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkCheckLedgerIDs checks ids shaped as most ledgers' are, with
 // nothing for any detector to start from.
 func BenchmarkCheckLedgerIDs(b *testing.B) {
-	ids := []string{"op-7e4c676e-0000483", "idem-910a782379dc7c22", "att-fcaec3c1a086", "ticket-481:create-task:v1"}
-	for b.Loop() {
-		for _, s := range ids {
-			Check(s)
-		}
-	}
+	benchmarkCheck(b, []string{"op-7e4c676e-0000483", "idem-910a782379dc7c22", "att-fcaec3c1a086", "ticket-481:create-task:v1"})
 }
 
 // BenchmarkCheckAtSignIDs checks ids with an @ or a %, on which the e-mail
@@ -301,17 +299,7 @@ func BenchmarkCheckAtSignIDs(b *testing.B) {
 		"deploy@localhost",
 		"discount-50%-order-481",
 	}
-	var size int64
-	for _, s := range ids {
-		size += int64(len(s))
-	}
-	b.SetBytes(size)
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, s := range ids {
-			Check(s)
-		}
-	}
+	benchmarkCheck(b, ids)
 }
 
 // adversarialIDs are ids of about n bytes built to make a detector rescan
