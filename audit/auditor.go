@@ -438,14 +438,17 @@ func (a *Auditor) touch(ops, pairs []uint32, recs []Record) {
 		return
 	}
 	var opSlots, pairSlots [8]uint64
+	var recent uint8 // bit i: record i's operation is in recentOps
 	for i := range ops {
 		// The slot recentOps holds, if it is this operation's, spares
-		// a miss on opIndex.
+		// a miss on opIndex, and the operation names the pair its
+		// records mostly carry (see bind), which spares one on pairIndex.
 		if s := a.recentOps[recentSlot(ops[i])]; uint32(s>>32) == ops[i] && s != 0 {
 			opSlots[i] = s
-		} else {
-			opSlots[i] = a.opIndex.slots[a.opIndex.home(ops[i])]
+			recent |= 1 << i
+			continue
 		}
+		opSlots[i] = a.opIndex.slots[a.opIndex.home(ops[i])]
 		if recs[i].IdempotencyKey != "" {
 			pairSlots[i] = a.pairIndex.slots[a.pairIndex.home(pairs[i])]
 		}
@@ -453,15 +456,22 @@ func (a *Auditor) touch(ops, pairs []uint32, recs []Record) {
 	var strs [16]sref
 	var sum uint64
 	for i := range ops {
+		bi := int32(-1)
 		if s := opSlots[i]; s != 0 && uint32(s>>32) == ops[i] {
 			// An operation spans three or four cache lines, all of which
 			// adding a record may read: one field in each 64 bytes.
 			op := a.opAt(int(int32(uint32(s)) - 1))
 			strs[2*i] = op.id
 			sum += uint64(op.times[0]) + uint64(op.effects.more) + uint64(op.absentObs) + uint64(op.flags)
+			if recent&(1<<i) != 0 && recs[i].IdempotencyKey != "" {
+				bi = op.pair.bind
+			}
 		}
 		if s := pairSlots[i]; s != 0 && uint32(s>>32) == pairs[i] {
-			b := a.pairAt(int32(uint32(s)) - 1)
+			bi = int32(uint32(s)) - 1
+		}
+		if bi >= 0 {
+			b := a.pairAt(bi)
 			strs[2*i+1] = b.joined
 			sum += uint64(b.ops) // a binding may straddle two lines
 		}
@@ -613,12 +623,20 @@ func (a *Auditor) firstReport(op *operation, at *attempt, code uint32) bool {
 // th, with payload hash h (0 binds nothing but still ties the pair to op),
 // and returns op's entry for the pair.
 func (a *Auditor) bind(op *operation, scope, key string, th uint32, h sref) *opPair {
-	// Compared in pieces: the pair is joined only to be kept.
-	bi, empty, ok := a.pairIndex.lookup(th, func(i int32) bool { return isPair(a.st.str(a.pairAt(i).joined), scope, key) })
-	if !ok {
-		bi = int32(a.pairs.add())
-		a.pairAt(bi).joined = a.st.put(a.joinPair(scope, key))
-		a.pairIndex.insertAt(empty, th, bi)
+	// Most records of an operation carry its first pair again, which it
+	// names itself: the index, whose slot is a cache miss once it is
+	// large, is searched only for another pair.
+	bi := op.pair.bind
+	if bi < 0 || !isPair(a.st.str(a.pairAt(bi).joined), scope, key) {
+		// Compared in pieces: the pair is joined only to be kept.
+		var empty int
+		var ok bool
+		bi, empty, ok = a.pairIndex.lookup(th, func(i int32) bool { return isPair(a.st.str(a.pairAt(i).joined), scope, key) })
+		if !ok {
+			bi = int32(a.pairs.add())
+			a.pairAt(bi).joined = a.st.put(a.joinPair(scope, key))
+			a.pairIndex.insertAt(empty, th, bi)
+		}
 	}
 	b := a.pairAt(bi)
 	if h != 0 {
