@@ -537,7 +537,8 @@ func loadFields(specs []string, file string) (*fieldmap.Map, error) {
 			return nil, err
 		}
 		if m, err = fieldmap.Load(file, data); err != nil {
-			return nil, usageError("%v", err)
+			// Named, as a ledger's errors have the same file:line form.
+			return nil, usageError("map file %v", err)
 		}
 	}
 	if len(specs) > 0 {
@@ -604,7 +605,8 @@ func loadPolicy(name string) (*policy.Policy, error) {
 	}
 	p, err := policy.Parse(name, data)
 	if err != nil {
-		return nil, usageError("%v", err)
+		// Named, as a ledger's errors have the same file:line form.
+		return nil, usageError("policy %v", err)
 	}
 	return p, nil
 }
