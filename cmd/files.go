@@ -74,11 +74,7 @@ func createOutput(name string, def io.Writer, temps *tempFiles) (*output, error)
 	target := replaced(name)
 	f, err := temps.create(target)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = &fs.PathError{Op: "create", Path: name, Err: pe.Err} // not the temporary name
-		}
-		return nil, err
+		return nil, tempCreateError(name, target, err)
 	}
 	o.name, o.file, o.tmp = target, f, f.Name()
 	if fi != nil {
@@ -91,6 +87,22 @@ func createOutput(name string, def io.Writer, temps *tempFiles) (*output, error)
 	}
 	o.Writer = bufio.NewWriterSize(f, 256<<10)
 	return o, nil
+}
+
+// tempCreateError words a failure to create the temporary file for name,
+// which replaces target, in terms of name: the temporary file's name means
+// nothing to a user. Permission is the directory's, not the file's, and a
+// writable file in a directory that is not is otherwise a puzzle.
+func tempCreateError(name, target string, err error) error {
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if errors.Is(pe.Err, fs.ErrPermission) {
+		return fmt.Errorf("create %s: %w (it is written to a new file in %s, then renamed over it, so that directory must be writable)",
+			name, pe.Err, filepath.Dir(target))
+	}
+	return &fs.PathError{Op: "create", Path: name, Err: pe.Err}
 }
 
 // replaced returns the file that writing name replaces: the file a symbolic
