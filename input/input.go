@@ -14,7 +14,6 @@ import (
 	"os"
 	"sync/atomic"
 
-	"github.com/klauspost/compress/gzip"
 	"github.com/ulikunitz/xz/lzma"
 )
 
@@ -160,29 +159,29 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Re
 		// followed, within what br holds, by an lz4 frame start an lz4
 		// file; any others are left to zstd, as before lz4 was read.
 		// The lz4 reader skips them itself.
-		return newLZ4Reader(br), nil
+		return cutShort{"lz4", newLZ4Reader(br)}, nil
 	case bytes.HasPrefix(magic, gzipMagic):
-		gr, err := gzip.NewReader(br)
+		gr, err := newGzipReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("reading the gzip header: %w", err)
 		}
 		s.closer = append(s.closer, gr.Close)
-		return gr, nil
+		return cutShort{"gzip", gr}, nil
 	case isZstd(magic):
 		dr, err := newZstdReader(br, zstdMaxWindow, inner)
 		if err != nil {
 			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
 		}
 		s.closer = append(s.closer, dr.Close)
-		return dr, nil
+		return cutShort{"zstd", dr}, nil
 	case bytes.HasPrefix(magic, xzMagic):
 		xr, err := newXZReader(br, xzMaxDict, inner)
 		if err != nil {
 			return nil, fmt.Errorf("reading the xz header: %w", err)
 		}
-		return xr, nil
+		return cutShort{"xz", xr}, nil
 	case isBzip2(magic):
-		return bzip2.NewReader(br), nil
+		return cutShort{"bzip2", bzip2.NewReader(br)}, nil
 	case isLZMA(magic):
 		lr, err := newLZMAReader(br, xzMaxDict, inner)
 		if errors.As(err, new(*LimitError)) {
@@ -192,7 +191,7 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Re
 			// The header, then the first bytes of the stream.
 			return nil, fmt.Errorf("starting the lzma decoder: %w", err)
 		}
-		return lr, nil
+		return cutShort{"lzma", lr}, nil
 	case bytes.HasPrefix(magic, []byte{0xff, 0xfe}), bytes.HasPrefix(magic, []byte{0xfe, 0xff}):
 		// As PowerShell's > writes text: a ledger must be UTF-8.
 		return nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")

@@ -272,7 +272,7 @@ func TestLZ4Refuses(t *testing.T) {
 		// Found when FromReader sniffs what the lz4 layer holds: an
 		// error of the layer inside.
 		{"damaged descriptor inside gzip", gzipOf(t, flip(checked, 4)), "inside the compressed stream: lz4: invalid header checksum"},
-		{"cut in the descriptor inside gzip", gzipOf(t, checked[:6]), "inside the compressed stream: unexpected EOF"},
+		{"cut in the descriptor inside gzip", gzipOf(t, checked[:6]), "inside the compressed stream: the lz4 stream is cut short (is the file complete?): unexpected EOF"},
 		// Found while reading, after FromReader: as a damaged xz block
 		// inside gzip is, the error as the decoder gives it.
 		{"damaged inside gzip", gzipOf(t, flip(checked, -1)), "lz4: invalid frame checksum"},
