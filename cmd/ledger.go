@@ -437,7 +437,7 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 		binary := func(r rune) bool { return r < 0x20 && r != '\t' && r != '\r' && r != '\n' && r != '\x1b' }
 		window := line[:max(0, min(len(line), otlpSniffBytes-(len(prefix)-len(line))))] // not the look-ahead
 		if bytes.ContainsFunc(window, binary) && !objectLines(window) {
-			return false, otlp.ErrBinary
+			return false, errBinaryInput
 		}
 		// A first line that is bad, or longer than the sniffed prefix,
 		// with nothing after it to go by: look at how it starts.
@@ -445,6 +445,13 @@ func isOTLP(br *bufio.Reader, format string, marks []string) (bool, error) {
 	}
 	return false, nil
 }
+
+// errBinaryInput is auto-detection's verdict on an input with binary bytes
+// in its first 64 KiB: most likely the collector's protobuf output, but
+// only likely, so the message says how to read it as a ledger anyway (a
+// ledger behind a run of NUL bytes, as a log rotation that truncates in
+// place can leave, is a ledger still).
+var errBinaryInput = fmt.Errorf("binary data, not a text ledger (--input-format ndjson reads it anyway, line by line); if it is an OpenTelemetry export: %w", otlp.ErrBinary)
 
 // lineKind is what a line of JSON is to auto-detection.
 type lineKind int
