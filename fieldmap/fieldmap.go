@@ -227,6 +227,17 @@ func (m *Map) Path(field string) ([]string, bool) {
 	return m.paths[i].segs, true
 }
 
+// Source returns the path field is mapped to as the mapping wrote it, and
+// whether it is mapped: what an error about the field names, since the
+// line has no member of the field's own name.
+func (m *Map) Source(field string) (string, bool) {
+	i := fieldIndex(field)
+	if m == nil || i < 0 || m.paths[i].segs == nil {
+		return "", false
+	}
+	return m.paths[i].text, true
+}
+
 // String lists the mappings as FIELD=PATH, comma-separated, in Fields order.
 func (m *Map) String() string {
 	if m == nil {

@@ -457,12 +457,39 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 	// space holds only member names and the list of members.
 	rec, err := w.dec.Decode(members, pos)
 	if err != nil {
-		return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
+		return &ndjson.ParseError{Line: line, Offset: offset, Err: mappedFrom(err, w.fields)}
 	}
 	w.route(d, &rec)
 	d.records++
 	return nil
 }
+
+// mappedFrom names, in an error about a field that fields maps, the path
+// the field's value was read from: the line has no member of the field's
+// own name for a user to look for.
+func mappedFrom(err error, fields *fieldmap.Map) error {
+	var fe *audit.FieldError
+	if !errors.As(err, &fe) || fe.Field == "" {
+		return err
+	}
+	path, ok := fields.Source(fe.Field)
+	if !ok {
+		return err
+	}
+	return &mappedFieldError{path: path, err: fe}
+}
+
+// mappedFieldError is a FieldError about a mapped field, with its path.
+type mappedFieldError struct {
+	path string
+	err  *audit.FieldError
+}
+
+func (e *mappedFieldError) Error() string {
+	return fmt.Sprintf("field %q (mapped from %q): %s", e.err.Field, e.path, e.err.Msg)
+}
+
+func (e *mappedFieldError) Unwrap() error { return e.err }
 
 // After declinedRun lines in a row that DecodeLine declines, a worker tries
 // it on one line in probeEvery only.
