@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -226,39 +224,5 @@ func TestTempFilesRemoveAll(t *testing.T) {
 	}
 	if _, err := createOutput(filepath.Join(dir, "late.json"), nil, temps); err == nil {
 		t.Error("an output was made after the signal")
-	}
-}
-
-// TestTempCreateError checks that a failure to create an output's
-// temporary file names the output, and, when permission is refused, the
-// directory that must be writable: a user who finds the output itself
-// writable is otherwise left guessing. (Tests run as root here, for whom
-// no directory refuses, so the errors are made up.)
-func TestTempCreateError(t *testing.T) {
-	tmp := "d/.base.json.0123456789ab.tmp"
-	other := errors.New("stopped by a signal")
-	tests := []struct {
-		name, target string
-		err          error
-		want         string
-	}{
-		{"d/base.json", "d/base.json", &fs.PathError{Op: "open", Path: tmp, Err: fs.ErrPermission},
-			"create d/base.json: permission denied (it is written to a new file in d, then renamed over it, so that directory must be writable)"},
-		{"link.json", "real/base.json", &fs.PathError{Op: "open", Path: tmp, Err: fs.ErrPermission},
-			"create link.json: permission denied (it is written to a new file in real, then renamed over it, so that directory must be writable)"},
-		{"base.json", "base.json", &fs.PathError{Op: "open", Path: tmp, Err: fs.ErrPermission},
-			"create base.json: permission denied (it is written to a new file in ., then renamed over it, so that directory must be writable)"},
-		{"d/base.json", "d/base.json", &fs.PathError{Op: "open", Path: tmp, Err: fs.ErrNotExist},
-			"create d/base.json: file does not exist"},
-		{"d/base.json", "d/base.json", other, "stopped by a signal"},
-	}
-	for _, tt := range tests {
-		err := tempCreateError(tt.name, tt.target, tt.err)
-		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
-			t.Errorf("tempCreateError(%q, %q, %v) (-want +got):\n%s", tt.name, tt.target, tt.err, diff)
-		}
-		if !errors.Is(err, fs.ErrPermission) && errors.Is(tt.err, fs.ErrPermission) {
-			t.Errorf("tempCreateError(%q, %q, %v) = %v, which no longer is fs.ErrPermission", tt.name, tt.target, tt.err, err)
-		}
 	}
 }

@@ -3,12 +3,16 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestOutputNewFileTakesUmask checks that a new file gets the permissions
@@ -203,5 +207,43 @@ func TestOutputLinkLoop(t *testing.T) {
 	}
 	if _, err := createOutput(a, nil, nil); err == nil {
 		t.Error("createOutput through a loop of links succeeded")
+	}
+}
+
+// TestTempCreateError checks that a failure to create an output's
+// temporary file names the output, and, when permission is refused, the
+// directory that must be writable: a user who finds the output itself
+// writable is otherwise left guessing. (Tests run as root here, for whom
+// no directory refuses, so the errors are made up; their text is Unix's.)
+func TestTempCreateError(t *testing.T) {
+	tmp := "d/.base.json.0123456789ab.tmp"
+	other := errors.New("stopped by a signal")
+	// What os.OpenFile returns: an errno, which only errors.Is takes
+	// for fs.ErrPermission.
+	tests := []struct {
+		name, target string
+		err          error
+		want         string
+	}{
+		{"d/base.json", "d/base.json", &fs.PathError{Op: "open", Path: tmp, Err: syscall.EACCES},
+			"create d/base.json: permission denied (it is written to a new file in d, then renamed over it, so that directory must be writable)"},
+		{"d/base.json", "d/base.json", &fs.PathError{Op: "open", Path: tmp, Err: syscall.EPERM},
+			"create d/base.json: operation not permitted (it is written to a new file in d, then renamed over it, so that directory must be writable)"},
+		{"link.json", "real/base.json", &fs.PathError{Op: "open", Path: tmp, Err: syscall.EACCES},
+			"create link.json: permission denied (it is written to a new file in real, then renamed over it, so that directory must be writable)"},
+		{"base.json", "base.json", &fs.PathError{Op: "open", Path: tmp, Err: syscall.EACCES},
+			"create base.json: permission denied (it is written to a new file in ., then renamed over it, so that directory must be writable)"},
+		{"d/base.json", "d/base.json", &fs.PathError{Op: "open", Path: tmp, Err: syscall.ENOENT},
+			"create d/base.json: no such file or directory"},
+		{"d/base.json", "d/base.json", other, "stopped by a signal"},
+	}
+	for _, tt := range tests {
+		err := tempCreateError(tt.name, tt.target, tt.err)
+		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+			t.Errorf("tempCreateError(%q, %q, %v) (-want +got):\n%s", tt.name, tt.target, tt.err, diff)
+		}
+		if !errors.Is(err, fs.ErrPermission) && errors.Is(tt.err, fs.ErrPermission) {
+			t.Errorf("tempCreateError(%q, %q, %v) = %v, which no longer is fs.ErrPermission", tt.name, tt.target, tt.err, err)
+		}
 	}
 }

@@ -4,15 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/klauspost/compress/gzip"
 )
 
 // errAfterGzip is data after the last gzip member that is neither another
-// member nor zero padding.
-var errAfterGzip = errors.New("data after the end of the gzip stream (neither another gzip member nor zero padding)")
+// member nor zero padding; errAfterPadding, data after zero padding.
+var (
+	errAfterGzip    = errors.New("data after the end of the gzip stream (neither another gzip member nor zero padding)")
+	errAfterPadding = errors.New("data after the zero padding that ends the gzip stream")
+)
 
 // gzipReader reads the members of a gzip file one after another, as gzip
 // -d does, and after the last accepts zero bytes only: the padding that
@@ -48,7 +50,11 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 		// nothing.
 		next, err := g.br.Peek(len(gzipMagic))
 		switch {
-		case len(next) == 0 && err == io.EOF:
+		case err != nil && err != io.EOF:
+			// First: bufio returns a read error once only, so the
+			// cases below, reading on, could take the input for whole.
+			return 0, err
+		case len(next) == 0:
 			g.done = true
 		case bytes.Equal(next, gzipMagic):
 			if err := g.zr.Reset(g.br); err != nil {
@@ -60,8 +66,6 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 				return 0, err
 			}
 			g.done = true
-		case err != nil && err != io.EOF:
-			return 0, err
 		default:
 			return 0, errAfterGzip
 		}
@@ -77,7 +81,7 @@ func skipZeros(r *bufio.Reader) error {
 		b, err := r.Peek(r.Size())
 		for _, c := range b {
 			if c != 0 {
-				return errAfterGzip
+				return errAfterPadding
 			}
 		}
 		if _, derr := r.Discard(len(b)); derr != nil {
@@ -90,19 +94,4 @@ func skipZeros(r *bufio.Reader) error {
 			return err
 		}
 	}
-}
-
-// cutShort names the format of a decompressor whose input ends inside its
-// stream, where the decompressor says only "unexpected EOF".
-type cutShort struct {
-	format string
-	r      io.Reader
-}
-
-func (c cutShort) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if err == io.ErrUnexpectedEOF {
-		err = fmt.Errorf("the %s stream is cut short (is the file complete?): %w", c.format, err)
-	}
-	return n, err
 }

@@ -75,9 +75,9 @@ func TestGzipTrailingData(t *testing.T) {
 		want string
 	}{
 		{"text after", slices.Concat(member, []byte("garbage\n")), errAfterGzip.Error()},
-		{"a zero, then text", slices.Concat(member, []byte{0, 0, 'x'}), errAfterGzip.Error()},
-		{"zeros, then a member", slices.Concat(member, make([]byte, 10), member), errAfterGzip.Error()},
-		{"zeros past a buffer, then a byte", slices.Concat(member, make([]byte, 100<<10), []byte{1}), errAfterGzip.Error()},
+		{"a zero, then text", slices.Concat(member, []byte{0, 0, 'x'}), errAfterPadding.Error()},
+		{"zeros, then a member", slices.Concat(member, make([]byte, 10), member), errAfterPadding.Error()},
+		{"zeros past a buffer, then a byte", slices.Concat(member, make([]byte, 100<<10), []byte{1}), errAfterPadding.Error()},
 		{"inside zstd", zstdOf(t, slices.Concat(member, []byte("x"))), errAfterGzip.Error()},
 		{"one byte of a magic after", slices.Concat(member, gzipMagic[:1]), errAfterGzip.Error()},
 		{"a member cut in its header", slices.Concat(member, member[:5]), "the gzip stream is cut short (is the file complete?): unexpected EOF"},
@@ -87,7 +87,14 @@ func TestGzipTrailingData(t *testing.T) {
 		{"bzip2 cut short", half(bz2), "the bzip2 stream is cut short (is the file complete?): unexpected EOF"},
 		{"lz4 cut short", half(lz4Of(t, plain)), "the lz4 stream is cut short (is the file complete?): unexpected EOF"},
 		{"lzma cut short", half(lzmaOf(t, plain)), "the lzma stream is cut short (is the file complete?): unexpected EOF"},
-		{"gzip cut short inside xz", xzOf(t, half(member)), "the gzip stream is cut short (is the file complete?): unexpected EOF"},
+		{"gzip cut short inside xz", xzOf(t, half(member)), "inside the compressed stream: the gzip stream is cut short (is the file complete?): unexpected EOF"},
+		{"gzip cut in its header", member[:5], "the gzip stream is cut short (is the file complete?): reading the gzip header: unexpected EOF"},
+		{"xz cut in its index", xzOf(t, plain)[:len(xzOf(t, plain))-18], "the xz stream is cut short (is the file complete?): xz: reading the index: unexpected EOF"},
+		// The outer layer is cut where the inner one is sniffed: the
+		// cut is the outer layer's, not inside it.
+		{"gzip of zstd cut short", half(gzipOf(t, zstdOf(t, incompressible(3000)))), "the gzip stream is cut short (is the file complete?): unexpected EOF"},
+		{"gzip of gzip cut short", half(gzipOf(t, gzipOf(t, incompressible(3000)))), "the gzip stream is cut short (is the file complete?): unexpected EOF"},
+		{"zstd inside gzip cut short", gzipOf(t, half(zstdOf(t, incompressible(3000)))), "inside the compressed stream: the zstd stream is cut short (is the file complete?): unexpected EOF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,16 +107,53 @@ func TestGzipTrailingData(t *testing.T) {
 }
 
 // TestGzipReadError checks that a read error met where a member's end is
-// looked past is returned as it is, not taken for the end of the input.
+// looked past, or in the padding, is returned as it is, not taken for the
+// end of the input: also an error that a reader returns once only, which
+// bufio passes on once only.
 func TestGzipReadError(t *testing.T) {
 	broken := errors.New("disk on fire")
 	member := gzipOf(t, []byte(ledger))
-	r := io.MultiReader(bytes.NewReader(member), iotest.ErrReader(broken))
-	gr, err := newGzipReader(bufio.NewReader(r))
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name  string
+		after []byte // what comes between the member and the error
+		once  bool   // EOF follows the error
+	}{
+		{"right after the member", nil, false},
+		{"right after the member, once", nil, true},
+		{"after a zero byte", []byte{0}, false},
+		{"after a zero byte, once", []byte{0}, true},
+		{"in the padding", make([]byte, 10), false},
+		{"in the padding, once", make([]byte, 10), true},
+		{"past a buffer of padding, once", make([]byte, 100<<10), true},
 	}
-	if _, err := io.ReadAll(gr); !errors.Is(err, broken) {
-		t.Errorf("error %v, want %v", err, broken)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var failing io.Reader = iotest.ErrReader(broken)
+			if tt.once {
+				failing = &errOnce{err: broken}
+			}
+			r := io.MultiReader(bytes.NewReader(member), bytes.NewReader(tt.after), failing)
+			gr, err := newGzipReader(bufio.NewReader(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadAll(gr); !errors.Is(err, broken) {
+				t.Errorf("error %v, want %v", err, broken)
+			}
+		})
 	}
+}
+
+// errOnce fails its first read with err, and reads as empty after that.
+type errOnce struct {
+	err  error
+	done bool
+}
+
+func (e *errOnce) Read([]byte) (int, error) {
+	if e.done {
+		return 0, io.EOF
+	}
+	e.done = true
+	return 0, e.err
 }

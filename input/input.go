@@ -126,9 +126,10 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 			inner = depth > 1
 		}
 		switch {
-		case err != nil && inner && !errors.As(err, new(*LimitError)):
-			// A LimitError says itself whether it is inner: its layer
-			// knows, where an error read through several may be any's.
+		case err != nil && inner && !errors.As(err, new(*LimitError)) && !errors.As(err, new(*CutShortError)):
+			// A LimitError or CutShortError says itself whether it is
+			// inner: its layer knows, where an error read through
+			// several may be any's.
 			err = fmt.Errorf("inside the compressed stream: %w", err)
 		case zr != nil && depth == maxLayers:
 			err = fmt.Errorf("compressed more than %d times over", maxLayers)
@@ -159,29 +160,29 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Re
 		// followed, within what br holds, by an lz4 frame start an lz4
 		// file; any others are left to zstd, as before lz4 was read.
 		// The lz4 reader skips them itself.
-		return cutShort{"lz4", newLZ4Reader(br)}, nil
+		return cutShort{"lz4", inner, newLZ4Reader(br)}, nil
 	case bytes.HasPrefix(magic, gzipMagic):
 		gr, err := newGzipReader(br)
 		if err != nil {
-			return nil, fmt.Errorf("reading the gzip header: %w", err)
+			return nil, cutShortError("gzip", inner, fmt.Errorf("reading the gzip header: %w", err))
 		}
 		s.closer = append(s.closer, gr.Close)
-		return cutShort{"gzip", gr}, nil
+		return cutShort{"gzip", inner, gr}, nil
 	case isZstd(magic):
 		dr, err := newZstdReader(br, zstdMaxWindow, inner)
 		if err != nil {
-			return nil, fmt.Errorf("starting the zstd decoder: %w", err)
+			return nil, cutShortError("zstd", inner, fmt.Errorf("starting the zstd decoder: %w", err))
 		}
 		s.closer = append(s.closer, dr.Close)
-		return cutShort{"zstd", dr}, nil
+		return cutShort{"zstd", inner, dr}, nil
 	case bytes.HasPrefix(magic, xzMagic):
 		xr, err := newXZReader(br, xzMaxDict, inner)
 		if err != nil {
-			return nil, fmt.Errorf("reading the xz header: %w", err)
+			return nil, cutShortError("xz", inner, fmt.Errorf("reading the xz header: %w", err))
 		}
-		return cutShort{"xz", xr}, nil
+		return cutShort{"xz", inner, xr}, nil
 	case isBzip2(magic):
-		return cutShort{"bzip2", bzip2.NewReader(br)}, nil
+		return cutShort{"bzip2", inner, bzip2.NewReader(br)}, nil
 	case isLZMA(magic):
 		lr, err := newLZMAReader(br, xzMaxDict, inner)
 		if errors.As(err, new(*LimitError)) {
@@ -189,9 +190,9 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Re
 		}
 		if err != nil {
 			// The header, then the first bytes of the stream.
-			return nil, fmt.Errorf("starting the lzma decoder: %w", err)
+			return nil, cutShortError("lzma", inner, fmt.Errorf("starting the lzma decoder: %w", err))
 		}
-		return cutShort{"lzma", lr}, nil
+		return cutShort{"lzma", inner, lr}, nil
 	case bytes.HasPrefix(magic, []byte{0xff, 0xfe}), bytes.HasPrefix(magic, []byte{0xfe, 0xff}):
 		// As PowerShell's > writes text: a ledger must be UTF-8.
 		return nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")

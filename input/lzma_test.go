@@ -162,7 +162,7 @@ func TestLZMARefuses(t *testing.T) {
 		{"no size and no end marker", withLZMAHeader(sized, lzma.MinDictCap, ptr(uint64(math.MaxUint64))), "unexpected EOF"},
 		{"cut short", eos[:len(eos)-1], "unexpected EOF"},
 		{"cut after the header", eos[:13], "starting the lzma decoder: unexpected EOF"},
-		{"cut after the header inside gzip", gzipOf(t, eos[:15]), "inside the compressed stream: starting the lzma decoder: unexpected EOF"},
+		{"cut after the header inside gzip", gzipOf(t, eos[:15]), "inside the compressed stream: the lzma stream is cut short (is the file complete?): starting the lzma decoder: unexpected EOF"},
 		// Found while reading, after FromReader: the error as the
 		// decoder gives it, as for a damaged xz block inside gzip.
 		{"cut short inside gzip", gzipOf(t, eos[:len(eos)-1]), "unexpected EOF"},
