@@ -112,7 +112,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 
 func auditRun(opts *AuditOptions) error {
 	s := opts.Streams
-	printer, err := report.New(opts.Format, report.Options{All: opts.All, Color: s.colorOK(), FailOn: opts.FailOn})
+	printer, err := report.New(opts.Format, report.Options{All: opts.All, Color: s.colorOK(), Width: s.tableWidth(), FailOn: opts.FailOn})
 	if err != nil {
 		return usageError("%v", err)
 	}

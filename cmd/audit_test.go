@@ -478,6 +478,38 @@ func TestColor(t *testing.T) {
 	}
 }
 
+// TestTableFitsTerminal checks that the table fits a terminal's width, and
+// keeps its own width of 120 where stdout is no terminal, whatever width
+// the streams report.
+func TestTableFitsTerminal(t *testing.T) {
+	table := func(tty bool, width int) string {
+		streams, stdout, _ := TestStreams("")
+		streams.OutTTY, streams.OutWidth = tty, width
+		streams.Getenv = func(k string) string {
+			if k == "NO_COLOR" {
+				return "1"
+			}
+			return ""
+		}
+		Main(streams, "audit", "--example")
+		return stdout.String()
+	}
+	wrapped := func(out string) int { return strings.Count(out, "\n ") } // a row's lines after its first
+	pipe := table(false, 0)
+	if got := table(false, 200); got != pipe {
+		t.Errorf("not a terminal, width 200:\n%s\nwant the table of a pipe:\n%s", got, pipe)
+	}
+	if got := table(true, 0); got != pipe {
+		t.Errorf("a terminal of unknown width:\n%s\nwant the table of a pipe:\n%s", got, pipe)
+	}
+	if wrapped(pipe) == 0 {
+		t.Fatalf("the table of a pipe wraps nothing, so this test shows nothing:\n%s", pipe)
+	}
+	if got := table(true, 200); wrapped(got) != 0 {
+		t.Errorf("a terminal of 200 columns: next actions wrapped:\n%s", got)
+	}
+}
+
 // TestOutputIgnoresGOMAXPROCS runs the whole command on a generated ledger
 // with 1, 2 and 8 procs: decoding, sharding and rendering spread over them,
 // and the report must not change by a byte.

@@ -18,8 +18,9 @@ type Streams struct {
 
 	InTTY, OutTTY, ErrTTY bool
 	// ErrWidth is the width in columns of a terminal on ErrOut (0 if
-	// unknown); progress lines are cut to it.
-	ErrWidth int
+	// unknown); progress lines are cut to it. OutWidth is Out's; the
+	// table fits it.
+	ErrWidth, OutWidth int
 	// Getenv reads the environment (NO_COLOR); tests pass their own.
 	Getenv func(string) string
 
@@ -42,6 +43,9 @@ func SystemStreams() *Streams {
 	if w, _, err := term.GetSize(int(os.Stderr.Fd())); err == nil {
 		s.ErrWidth = w
 	}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil {
+		s.OutWidth = w
+	}
 	return s
 }
 
@@ -63,6 +67,16 @@ func TestStreams(stdin string) (*Streams, *bytes.Buffer, *bytes.Buffer) {
 
 // colorOK says whether the report may use colour: only on a terminal, and
 // never when NO_COLOR is set (no-color.org) or the terminal is dumb.
+// tableWidth is the width the table fits: a terminal's, and for anything
+// else 0, the table's own default, so that a report piped or saved does not
+// depend on the terminal it was made in.
+func (s *Streams) tableWidth() int {
+	if !s.OutTTY {
+		return 0
+	}
+	return s.OutWidth
+}
+
 func (s *Streams) colorOK() bool {
 	return s.OutTTY && s.Getenv("NO_COLOR") == "" && s.Getenv("TERM") != "dumb"
 }

@@ -27,6 +27,10 @@ type Printer interface {
 type Options struct {
 	All   bool // table: list every healthy operation even when there are more than 100
 	Color bool // table: colour labels (the caller decides: only on a TTY and never with NO_COLOR)
+	// Width is the table's width in columns, which NEXT ACTION wraps to
+	// fit: a terminal's (the caller decides: only on a TTY). 0 is 120,
+	// for a file, a pipe or a CI log, whose width nobody knows.
+	Width int
 
 	// FailOn is the --fail-on list: junit marks the operations it names as
 	// failed test cases, and markdown lists them even when healthy. Nil

@@ -56,7 +56,7 @@ func TestStampedRows(t *testing.T) {
 			m := measureRow(&ops[i])
 			l.add(&m)
 		}
-		l.finish()
+		l.finish(tableWidth)
 		p := &tablePrinter{opts: Options{Color: seed%2 == 1}}
 
 		var want bytes.Buffer

@@ -24,9 +24,10 @@ const (
 	// folds them into one line, unless Options.All.
 	foldLimit = 100
 
-	// tableWidth is the width the table aims at: the NEXT ACTION text wraps
-	// to fit in it. Operation ids are never cut, since the operator needs
-	// them whole (for explain), so a very long id widens the table instead.
+	// tableWidth is the width the table aims at unless Options.Width says
+	// otherwise: the NEXT ACTION text wraps to fit in it. Operation ids are
+	// never cut, since the operator needs them whole (for explain), so a
+	// very long id widens the table instead.
 	tableWidth = 120
 	// minActionWidth keeps the NEXT ACTION column readable when ids are long.
 	minActionWidth = 30
@@ -121,7 +122,11 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	if fold {
 		l = unhealthy
 	}
-	l.finish()
+	width := p.opts.Width
+	if width <= 0 {
+		width = tableWidth
+	}
+	l.finish(width)
 
 	var trailer []string
 	if fold {
@@ -460,10 +465,10 @@ func (l *layout) add(m *rowWidths) {
 	l.actions[m.action] = ""
 }
 
-// finish gives NEXT ACTION the room the other columns leave in tableWidth,
-// and wraps the texts to it.
-func (l *layout) finish() {
-	room := tableWidth - len(columnSep)*(len(l.widths)-1)
+// finish gives NEXT ACTION the room the other columns leave in width, and
+// wraps the texts to it.
+func (l *layout) finish(width int) {
+	room := width - len(columnSep)*(len(l.widths)-1)
 	for _, w := range l.widths[:actionCol] {
 		room -= w
 	}

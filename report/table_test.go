@@ -390,3 +390,46 @@ func TestListSome(t *testing.T) {
 		})
 	}
 }
+
+// TestTableWidth checks that the table fits the width it is given, NEXT
+// ACTION wrapping to the room the other columns leave (but never to fewer
+// than minActionWidth columns), and that 0 is the default of 120.
+func TestTableWidth(t *testing.T) {
+	rep := fourOperations()
+	def := string(printReport(t, "table", Options{}, rep))
+	if got := string(printReport(t, "table", Options{Width: tableWidth}, rep)); got != def {
+		t.Errorf("Width %d differs from the default:\n%s\nwant:\n%s", tableWidth, got, def)
+	}
+	widest := func(out string) int {
+		w := 0
+		for line := range strings.SplitSeq(strings.TrimSuffix(out, "\n"), "\n") {
+			if strings.HasPrefix(line, "4 operations:") || strings.HasPrefix(line, "findings:") {
+				continue // the summary lines are not table rows
+			}
+			w = max(w, twwidth.Width(line))
+		}
+		return w
+	}
+	// Lines of a row after its first start with a space.
+	wrapped := func(out string) int { return strings.Count(out, "\n ") }
+	// The other columns of the four operations take 87 columns with
+	// their gaps, so NEXT ACTION has width-87 at least minActionWidth.
+	const others = 87
+	for _, width := range []int{60, 100, 120, 140, 200} {
+		out := string(printReport(t, "table", Options{Width: width}, rep))
+		if got, limit := widest(out), max(width, others+minActionWidth); got > limit {
+			t.Errorf("Width %d: table %d columns wide, want at most %d:\n%s", width, got, limit, out)
+		}
+		switch width {
+		case 140:
+			if widest(out) <= widest(def) || wrapped(out) >= wrapped(def) {
+				t.Errorf("Width 140: table %d columns wide in %d wrapped lines, want wider and fewer than the default's %d in %d:\n%s",
+					widest(out), wrapped(out), widest(def), wrapped(def), out)
+			}
+		case 200:
+			if n := wrapped(out); n != 0 {
+				t.Errorf("Width 200: %d wrapped lines, want none:\n%s", n, out)
+			}
+		}
+	}
+}
