@@ -65,8 +65,6 @@ func TestStreams(stdin string) (*Streams, *bytes.Buffer, *bytes.Buffer) {
 	}, out, errOut
 }
 
-// colorOK says whether the report may use colour: only on a terminal, and
-// never when NO_COLOR is set (no-color.org) or the terminal is dumb.
 // tableWidth is the width the table fits: a terminal's, and for anything
 // else 0, the table's own default, so that a report piped or saved does not
 // depend on the terminal it was made in.
@@ -77,6 +75,8 @@ func (s *Streams) tableWidth() int {
 	return s.OutWidth
 }
 
+// colorOK says whether the report may use colour: only on a terminal, and
+// never when NO_COLOR is set (no-color.org) or the terminal is dumb.
 func (s *Streams) colorOK() bool {
 	return s.OutTTY && s.Getenv("NO_COLOR") == "" && s.Getenv("TERM") != "dumb"
 }
