@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -245,5 +246,54 @@ func TestTempCreateError(t *testing.T) {
 		if !errors.Is(err, fs.ErrPermission) && errors.Is(tt.err, fs.ErrPermission) {
 			t.Errorf("tempCreateError(%q, %q, %v) = %v, which no longer is fs.ErrPermission", tt.name, tt.target, tt.err, err)
 		}
+	}
+}
+
+// TestBaselineNotStdout checks that --baseline naming standard output's
+// file, pipe or device, by any name, is refused at once: read, a pipe
+// would wait for its writers, this run among them, for ever, and a file
+// is the one the shell has just emptied for the report.
+func TestBaselineNotStdout(t *testing.T) {
+	dir := t.TempDir()
+	reportName := filepath.Join(dir, "report.json")
+	report, err := os.Create(reportName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer report.Close()
+	baseName := filepath.Join(dir, "base.json")
+	streams, _, _ := TestStreams("")
+	streams.Out = report
+	if code := Main(streams, "audit", "--example", "--fail-on", "none", "--write-baseline", baseName); code != ExitOK {
+		t.Fatalf("writing the baseline: exit %d", code)
+	}
+	_, w := nullAndPipe(t)
+	for _, tc := range []struct {
+		name    string
+		out     *os.File
+		path    string
+		refused bool
+	}{
+		{"the report's file", report, reportName, true},
+		{"the report's file by its descriptor", report, "/dev/fd/" + fmt.Sprint(report.Fd()), true},
+		{"a pipe, by its descriptor", w, "/dev/fd/" + fmt.Sprint(w.Fd()), true},
+		{"another file", report, baseName, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			streams, _, stderr := TestStreams("")
+			streams.Out = tc.out
+			done := make(chan int, 1)
+			go func() { done <- Main(streams, "audit", "--example", "--fail-on", "none", "--baseline", tc.path) }()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("--baseline %s: no exit after 20 s", tc.path)
+			}
+			refused := code == ExitError && strings.Contains(stderr.String(), "that is standard output")
+			if refused != tc.refused {
+				t.Errorf("--baseline %s: exit %d, refused %v, want refused %v: %s", tc.path, code, refused, tc.refused, stderr)
+			}
+		})
 	}
 }

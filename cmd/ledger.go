@@ -295,6 +295,14 @@ func isStream(stream any, path string, names []string) bool {
 	return slices.Contains(names, clean) || !descriptor
 }
 
+// isStreamFile reports whether path names the file, pipe or terminal that
+// stream, a standard stream, is.
+func isStreamFile(stream any, path string) bool {
+	out := streamFile(stream)
+	st, err := os.Stat(path)
+	return out != nil && err == nil && os.SameFile(out, st)
+}
+
 // streamFile returns what file a standard stream is, or nil when it is no
 // file (a test's buffer) or cannot be told.
 func streamFile(stream any) os.FileInfo {
