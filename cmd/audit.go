@@ -141,10 +141,8 @@ func auditRun(opts *AuditOptions) error {
 	if opts.Baseline == input.Stdin {
 		return usageError("--baseline -: name a file; standard input is where ledgers are read from")
 	}
-	if opts.Baseline != "" && isStreamFile(s.Out, opts.Baseline) {
-		// Read, standard output's pipe or terminal would wait for a
-		// writer, this run among them, and its file is being replaced.
-		return usageError("--baseline %s: that is standard output, where this run's report goes; name the earlier report's file", opts.Baseline)
+	if err := refuseOwnStreams(s, "baseline", opts.Baseline); err != nil {
+		return err
 	}
 	if opts.WriteBaseline != "" {
 		// Made now, so that a directory it cannot be written to is found

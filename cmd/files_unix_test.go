@@ -249,11 +249,12 @@ func TestTempCreateError(t *testing.T) {
 	}
 }
 
-// TestBaselineNotStdout checks that --baseline naming standard output's
-// file, pipe or device, by any name, is refused at once: read, a pipe
-// would wait for its writers, this run among them, for ever, and a file
-// is the one the shell has just emptied for the report.
-func TestBaselineNotStdout(t *testing.T) {
+// TestReadFlagsRefuseOwnStreams checks that --baseline, --policy and
+// --map-file naming standard output's or standard error's file, pipe or
+// device, by any name, are refused at once: read, a pipe would wait for
+// its writers, this run among them, for ever, and a file is the report
+// being written or the job's log.
+func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 	dir := t.TempDir()
 	reportName := filepath.Join(dir, "report.json")
 	report, err := os.Create(reportName)
@@ -267,33 +268,67 @@ func TestBaselineNotStdout(t *testing.T) {
 	if code := Main(streams, "audit", "--example", "--fail-on", "none", "--write-baseline", baseName); code != ExitOK {
 		t.Fatalf("writing the baseline: exit %d", code)
 	}
-	_, w := nullAndPipe(t)
-	for _, tc := range []struct {
-		name    string
-		out     *os.File
-		path    string
-		refused bool
-	}{
-		{"the report's file", report, reportName, true},
-		{"the report's file by its descriptor", report, "/dev/fd/" + fmt.Sprint(report.Fd()), true},
-		{"a pipe, by its descriptor", w, "/dev/fd/" + fmt.Sprint(w.Fd()), true},
-		{"another file", report, baseName, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			streams, _, stderr := TestStreams("")
-			streams.Out = tc.out
-			done := make(chan int, 1)
-			go func() { done <- Main(streams, "audit", "--example", "--fail-on", "none", "--baseline", tc.path) }()
-			var code int
-			select {
-			case code = <-done:
-			case <-time.After(20 * time.Second):
-				t.Fatalf("--baseline %s: no exit after 20 s", tc.path)
-			}
-			refused := code == ExitError && strings.Contains(stderr.String(), "that is standard output")
-			if refused != tc.refused {
-				t.Errorf("--baseline %s: exit %d, refused %v, want refused %v: %s", tc.path, code, refused, tc.refused, stderr)
-			}
-		})
+	policyName := filepath.Join(dir, "policy.yaml")
+	mapName := filepath.Join(dir, "map.yaml")
+	for name, text := range map[string]string{policyName: "{}\n", mapName: "map: {}\n"} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	null, w := nullAndPipe(t)
+	pipe := "/dev/fd/" + fmt.Sprint(w.Fd())
+	logName := filepath.Join(dir, "job.log")
+	log, err := os.Create(logName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	for _, flag := range []struct{ name, own string }{{"baseline", baseName}, {"policy", policyName}, {"map-file", mapName}} {
+		for _, tc := range []struct {
+			name        string
+			out, errOut *os.File
+			path        string
+			refusal     string // "" when the file is read
+		}{
+			{"the report's file", report, nil, reportName, "standard output"},
+			{"the report's file by its descriptor", report, nil, "/dev/fd/" + fmt.Sprint(report.Fd()), "standard output"},
+			{"standard output's pipe", w, nil, pipe, "standard output"},
+			{"standard error's file", null, log, logName, "standard error"},
+			{"standard error's file by its descriptor", null, log, "/dev/fd/" + fmt.Sprint(log.Fd()), "standard error"},
+			{"its own file", report, nil, flag.own, ""},
+		} {
+			t.Run(flag.name+", "+tc.name, func(t *testing.T) {
+				streams, _, buf := TestStreams("")
+				streams.Out = tc.out
+				messages := buf.String
+				if tc.errOut != nil {
+					streams.ErrOut = tc.errOut
+					if err := tc.errOut.Truncate(0); err != nil {
+						t.Fatal(err)
+					}
+					messages = func() string {
+						b, _ := os.ReadFile(tc.errOut.Name())
+						return string(b)
+					}
+				}
+				done := make(chan int, 1)
+				go func() { done <- Main(streams, "audit", "--example", "--fail-on", "none", "--"+flag.name, tc.path) }()
+				var code int
+				select {
+				case code = <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatalf("--%s %s: no exit after 20 s", flag.name, tc.path)
+				}
+				if tc.refusal == "" {
+					if code != ExitOK {
+						t.Errorf("--%s %s: exit %d, want 0: %s", flag.name, tc.path, code, messages())
+					}
+					return
+				}
+				if want := "that is " + tc.refusal; code != ExitError || !strings.Contains(messages(), want) {
+					t.Errorf("--%s %s: exit %d, want %d and %q: %s", flag.name, tc.path, code, ExitError, want, messages())
+				}
+			})
+		}
 	}
 }

@@ -119,6 +119,11 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		}
 		inputs = []string{input.Stdin}
 	}
+	for _, f := range []flagFile{{"policy", o.Policy}, {"map-file", o.MapFile}} {
+		if err := refuseOwnStreams(s, f.flag, f.path); err != nil {
+			return nil, nil, err
+		}
+	}
 	pol, err := loadPolicy(o.Policy)
 	if err != nil {
 		return nil, nil, err
@@ -293,6 +298,22 @@ func isStream(stream any, path string, names []string) bool {
 	clean := filepath.Clean(path)
 	descriptor := strings.HasPrefix(clean, "/dev/") || strings.HasPrefix(clean, "/proc/")
 	return slices.Contains(names, clean) || !descriptor
+}
+
+// refuseOwnStreams refuses path, which flag reads, when it is the file,
+// pipe or terminal that standard output or standard error is, by any name:
+// reading a pipe or a terminal of the run's own would wait for ever (its
+// writers include the run), and such a file is the report or the log being
+// written.
+func refuseOwnStreams(s *Streams, flag, path string) error {
+	switch {
+	case path == "":
+	case isStreamFile(s.Out, path):
+		return usageError("--%s %s: that is standard output, where this run's report goes; name another file", flag, path)
+	case isStreamFile(s.ErrOut, path):
+		return usageError("--%s %s: that is standard error, where this run's messages go; name another file", flag, path)
+	}
+	return nil
 }
 
 // isStreamFile reports whether path names the file, pipe or terminal that
