@@ -141,7 +141,7 @@ func auditRun(opts *AuditOptions) error {
 	if opts.Baseline == input.Stdin {
 		return usageError("--baseline -: name a file; standard input is where ledgers are read from")
 	}
-	if err := refuseOwnStreams(s, "baseline", opts.Baseline); err != nil {
+	if err := refuseOwnStreams(s, "--baseline "+opts.Baseline, opts.Baseline); err != nil {
 		return err
 	}
 	if opts.WriteBaseline != "" {

@@ -249,11 +249,12 @@ func TestTempCreateError(t *testing.T) {
 	}
 }
 
-// TestReadFlagsRefuseOwnStreams checks that --baseline, --policy and
-// --map-file naming standard output's or standard error's file, pipe or
-// device, by any name, are refused at once: read, a pipe would wait for
-// its writers, this run among them, for ever, and a file is the report
-// being written or the job's log.
+// TestReadFlagsRefuseOwnStreams checks that --baseline, --policy,
+// --map-file, a ledger (of audit or explain) and hash's document naming
+// standard output's or standard error's file, pipe or device, by any
+// name, are refused at once: read, a pipe would wait for its writers,
+// this run among them, for ever, and a file is the report being written
+// or the job's log. /dev/null is read as the empty file it is.
 func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 	dir := t.TempDir()
 	reportName := filepath.Join(dir, "report.json")
@@ -283,7 +284,30 @@ func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	for _, flag := range []struct{ name, own string }{{"baseline", baseName}, {"policy", policyName}, {"map-file", mapName}} {
+	ledgerName := filepath.Join(dir, "ledger.ndjson")
+	docName := filepath.Join(dir, "payload.json")
+	for name, text := range map[string]string{ledgerName: `{"type":"attempt","operationId":"op-1"}` + "\n", docName: `{"a":1}`} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, flag := range []struct {
+		name, own string
+		args      func(path string) []string
+	}{
+		{"baseline", baseName, func(path string) []string {
+			return []string{"audit", "--example", "--fail-on", "none", "--baseline", path}
+		}},
+		{"policy", policyName, func(path string) []string {
+			return []string{"audit", "--example", "--fail-on", "none", "--policy", path}
+		}},
+		{"map-file", mapName, func(path string) []string {
+			return []string{"audit", "--example", "--fail-on", "none", "--map-file", path}
+		}},
+		{"ledger", ledgerName, func(path string) []string { return []string{"audit", path, "--fail-on", "none"} }},
+		{"explain's ledger", ledgerName, func(path string) []string { return []string{"explain", "op-1", path} }},
+		{"hash", docName, func(path string) []string { return []string{"hash", path} }},
+	} {
 		for _, tc := range []struct {
 			name        string
 			out, errOut *os.File
@@ -296,6 +320,7 @@ func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 			{"standard error's file", null, log, logName, "standard error"},
 			{"standard error's file by its descriptor", null, log, "/dev/fd/" + fmt.Sprint(log.Fd()), "standard error"},
 			{"its own file", report, nil, flag.own, ""},
+			{"/dev/null, standard output too", null, nil, os.DevNull, "none"},
 		} {
 			t.Run(flag.name+", "+tc.name, func(t *testing.T) {
 				streams, _, buf := TestStreams("")
@@ -312,21 +337,28 @@ func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 					}
 				}
 				done := make(chan int, 1)
-				go func() { done <- Main(streams, "audit", "--example", "--fail-on", "none", "--"+flag.name, tc.path) }()
+				go func() { done <- Main(streams, flag.args(tc.path)...) }()
 				var code int
 				select {
 				case code = <-done:
 				case <-time.After(20 * time.Second):
-					t.Fatalf("--%s %s: no exit after 20 s", flag.name, tc.path)
+					t.Fatalf("%s %s: no exit after 20 s", flag.name, tc.path)
+				}
+				if tc.refusal == "none" {
+					// Read as empty: accepted or not, not for being a stream.
+					if strings.Contains(messages(), "that is standard") {
+						t.Errorf("%s %s: refused as a stream: %s", flag.name, tc.path, messages())
+					}
+					return
 				}
 				if tc.refusal == "" {
 					if code != ExitOK {
-						t.Errorf("--%s %s: exit %d, want 0: %s", flag.name, tc.path, code, messages())
+						t.Errorf("%s %s: exit %d, want 0: %s", flag.name, tc.path, code, messages())
 					}
 					return
 				}
 				if want := "that is " + tc.refusal; code != ExitError || !strings.Contains(messages(), want) {
-					t.Errorf("--%s %s: exit %d, want %d and %q: %s", flag.name, tc.path, code, ExitError, want, messages())
+					t.Errorf("%s %s: exit %d, want %d and %q: %s", flag.name, tc.path, code, ExitError, want, messages())
 				}
 			})
 		}

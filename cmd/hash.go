@@ -76,6 +76,9 @@ func hashRun(opts *HashOptions) error {
 		}
 		name = "<stdin>"
 	} else {
+		if err := refuseOwnStreams(opts.Streams, name, name); err != nil {
+			return err
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			return failure(err)

@@ -119,8 +119,13 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		}
 		inputs = []string{input.Stdin}
 	}
+	for _, name := range inputs {
+		if err := refuseOwnStreams(s, name, name); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, f := range []flagFile{{"policy", o.Policy}, {"map-file", o.MapFile}} {
-		if err := refuseOwnStreams(s, f.flag, f.path); err != nil {
+		if err := refuseOwnStreams(s, "--"+f.flag+" "+f.path, f.path); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -300,28 +305,35 @@ func isStream(stream any, path string, names []string) bool {
 	return slices.Contains(names, clean) || !descriptor
 }
 
-// refuseOwnStreams refuses path, which flag reads, when it is the file,
+// refuseOwnStreams refuses path, which the run would read (what names it
+// in the message: an input, or a flag and its value), when it is the file,
 // pipe or terminal that standard output or standard error is, by any name:
 // reading a pipe or a terminal of the run's own would wait for ever (its
 // writers include the run), and such a file is the report or the log being
-// written.
-func refuseOwnStreams(s *Streams, flag, path string) error {
+// written, which the shell has just emptied (audit x.ndjson > x.ndjson
+// would pass on no records).
+func refuseOwnStreams(s *Streams, what, path string) error {
 	switch {
-	case path == "":
+	case path == "" || path == input.Stdin:
 	case isStreamFile(s.Out, path):
-		return usageError("--%s %s: that is standard output, where this run's report goes; name another file", flag, path)
+		return usageError("%s: that is standard output, where this run's report goes; name another file", what)
 	case isStreamFile(s.ErrOut, path):
-		return usageError("--%s %s: that is standard error, where this run's messages go; name another file", flag, path)
+		return usageError("%s: that is standard error, where this run's messages go; name another file", what)
 	}
 	return nil
 }
 
 // isStreamFile reports whether path names the file, pipe or terminal that
-// stream, a standard stream, is.
+// stream, a standard stream, is; /dev/null, which reads as empty at once
+// and keeps nothing, is none.
 func isStreamFile(stream any, path string) bool {
 	out := streamFile(stream)
 	st, err := os.Stat(path)
-	return out != nil && err == nil && os.SameFile(out, st)
+	if out == nil || err != nil || !os.SameFile(out, st) {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(st, null)
 }
 
 // streamFile returns what file a standard stream is, or nil when it is no
