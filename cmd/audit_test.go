@@ -508,6 +508,11 @@ func TestTableFitsTerminal(t *testing.T) {
 	if got := table(true, 200); wrapped(got) != 0 {
 		t.Errorf("a terminal of 200 columns: next actions wrapped:\n%s", got)
 	}
+	// Narrower than the default: the action column shrinks to its floor,
+	// and wraps more.
+	if got := table(true, 100); wrapped(got) <= wrapped(pipe) {
+		t.Errorf("a terminal of 100 columns: %d wrapped lines, want more than a pipe's %d:\n%s", wrapped(got), wrapped(pipe), got)
+	}
 }
 
 // TestOutputIgnoresGOMAXPROCS runs the whole command on a generated ledger

@@ -3,12 +3,15 @@
 package cmd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -251,10 +254,10 @@ func TestTempCreateError(t *testing.T) {
 
 // TestReadFlagsRefuseOwnStreams checks that --baseline, --policy,
 // --map-file, a ledger (of audit or explain) and hash's document naming
-// standard output's or standard error's file, pipe or device, by any
-// name, are refused at once: read, a pipe would wait for its writers,
-// this run among them, for ever, and a file is the report being written
-// or the job's log. /dev/null is read as the empty file it is.
+// standard output's or standard error's regular file or pipe, by any
+// name, are refused at once: read, the run's own pipe would wait for it
+// to close it, for ever, and the file is one it writes. Another pipe, as
+// <(cat FILE) gives, is read, and /dev/null as the empty file it is.
 func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 	dir := t.TempDir()
 	reportName := filepath.Join(dir, "report.json")
@@ -313,14 +316,17 @@ func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 			out, errOut *os.File
 			path        string
 			refusal     string // "" when the file is read
+			pipe        string // "own": path is a new pipe holding flag.own; "stderr": standard error's own pipe
 		}{
-			{"the report's file", report, nil, reportName, "standard output"},
-			{"the report's file by its descriptor", report, nil, "/dev/fd/" + fmt.Sprint(report.Fd()), "standard output"},
-			{"standard output's pipe", w, nil, pipe, "standard output"},
-			{"standard error's file", null, log, logName, "standard error"},
-			{"standard error's file by its descriptor", null, log, "/dev/fd/" + fmt.Sprint(log.Fd()), "standard error"},
-			{"its own file", report, nil, flag.own, ""},
-			{"/dev/null, standard output too", null, nil, os.DevNull, "none"},
+			{"another pipe, holding its own file", report, nil, "", "", "own"},
+			{"standard error's pipe", null, nil, "", "standard error", "stderr"},
+			{"the report's file", report, nil, reportName, "standard output", ""},
+			{"the report's file by its descriptor", report, nil, "/dev/fd/" + fmt.Sprint(report.Fd()), "standard output", ""},
+			{"standard output's pipe", w, nil, pipe, "standard output", ""},
+			{"standard error's file", null, log, logName, "standard error", ""},
+			{"standard error's file by its descriptor", null, log, "/dev/fd/" + fmt.Sprint(log.Fd()), "standard error", ""},
+			{"its own file", report, nil, flag.own, "", ""},
+			{"/dev/null, standard output too", null, nil, os.DevNull, "none", ""},
 		} {
 			t.Run(flag.name+", "+tc.name, func(t *testing.T) {
 				streams, _, buf := TestStreams("")
@@ -336,29 +342,66 @@ func TestReadFlagsRefuseOwnStreams(t *testing.T) {
 						return string(b)
 					}
 				}
+				path := tc.path
+				switch tc.pipe {
+				case "own": // as <(cat FILE) gives it
+					content, err := os.ReadFile(flag.own)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, pw, err := os.Pipe()
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer r.Close()
+					go func() {
+						pw.Write(content)
+						pw.Close()
+					}()
+					path = "/dev/fd/" + fmt.Sprint(r.Fd())
+				case "stderr":
+					r, pw, err := os.Pipe()
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer r.Close()
+					var got bytes.Buffer
+					copied := make(chan struct{})
+					go func() {
+						io.Copy(&got, r)
+						close(copied)
+					}()
+					streams.ErrOut = pw
+					path = "/dev/fd/" + fmt.Sprint(pw.Fd())
+					messages = sync.OnceValue(func() string {
+						pw.Close()
+						<-copied
+						return got.String()
+					})
+				}
 				done := make(chan int, 1)
-				go func() { done <- Main(streams, flag.args(tc.path)...) }()
+				go func() { done <- Main(streams, flag.args(path)...) }()
 				var code int
 				select {
 				case code = <-done:
 				case <-time.After(20 * time.Second):
-					t.Fatalf("%s %s: no exit after 20 s", flag.name, tc.path)
+					t.Fatalf("%s %s: no exit after 20 s", flag.name, path)
 				}
 				if tc.refusal == "none" {
 					// Read as empty: accepted or not, not for being a stream.
 					if strings.Contains(messages(), "that is standard") {
-						t.Errorf("%s %s: refused as a stream: %s", flag.name, tc.path, messages())
+						t.Errorf("%s %s: refused as a stream: %s", flag.name, path, messages())
 					}
 					return
 				}
 				if tc.refusal == "" {
 					if code != ExitOK {
-						t.Errorf("%s %s: exit %d, want 0: %s", flag.name, tc.path, code, messages())
+						t.Errorf("%s %s: exit %d, want 0: %s", flag.name, path, code, messages())
 					}
 					return
 				}
 				if want := "that is " + tc.refusal; code != ExitError || !strings.Contains(messages(), want) {
-					t.Errorf("%s %s: exit %d, want %d and %q: %s", flag.name, tc.path, code, ExitError, want, messages())
+					t.Errorf("%s %s: exit %d, want %d and %q: %s", flag.name, path, code, ExitError, want, messages())
 				}
 			})
 		}

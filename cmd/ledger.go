@@ -306,34 +306,33 @@ func isStream(stream any, path string, names []string) bool {
 }
 
 // refuseOwnStreams refuses path, which the run would read (what names it
-// in the message: an input, or a flag and its value), when it is the file,
-// pipe or terminal that standard output or standard error is, by any name:
-// reading a pipe or a terminal of the run's own would wait for ever (its
-// writers include the run), and such a file is the report or the log being
-// written, which the shell has just emptied (audit x.ndjson > x.ndjson
-// would pass on no records).
+// in the message: an input, or a flag and its value), when it is the
+// regular file or the pipe that standard output or standard error writes
+// to, by any name: reading its own pipe, the run would wait for ever for
+// itself to close it, and the file is one it writes (the report, or a
+// job's log), which a shell's > has just emptied (audit x.ndjson >
+// x.ndjson would pass on no records). A terminal is read as any terminal
+// is, until end of file is typed, and /dev/null reads as empty.
 func refuseOwnStreams(s *Streams, what, path string) error {
 	switch {
 	case path == "" || path == input.Stdin:
 	case isStreamFile(s.Out, path):
-		return usageError("%s: that is standard output, where this run's report goes; name another file", what)
+		return usageError("%s: that is standard output, which this run writes to; name another file", what)
 	case isStreamFile(s.ErrOut, path):
-		return usageError("%s: that is standard error, where this run's messages go; name another file", what)
+		return usageError("%s: that is standard error, which this run writes to; name another file", what)
 	}
 	return nil
 }
 
-// isStreamFile reports whether path names the file, pipe or terminal that
-// stream, a standard stream, is; /dev/null, which reads as empty at once
-// and keeps nothing, is none.
+// isStreamFile reports whether path names the regular file or the pipe
+// that stream, a standard stream, is.
 func isStreamFile(stream any, path string) bool {
 	out := streamFile(stream)
 	st, err := os.Stat(path)
 	if out == nil || err != nil || !os.SameFile(out, st) {
 		return false
 	}
-	null, err := os.Stat(os.DevNull)
-	return err != nil || !os.SameFile(st, null)
+	return st.Mode().IsRegular() || st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
 }
 
 // streamFile returns what file a standard stream is, or nil when it is no

@@ -412,13 +412,20 @@ func TestTableWidth(t *testing.T) {
 	}
 	// Lines of a row after its first start with a space.
 	wrapped := func(out string) int { return strings.Count(out, "\n ") }
-	// The other columns of the four operations take 87 columns with
-	// their gaps, so NEXT ACTION has width-87 at least minActionWidth.
-	const others = 87
-	for _, width := range []int{60, 100, 120, 140, 200} {
+	// The other columns of the four operations take 82 columns with
+	// their gaps, so NEXT ACTION has width-82, and at least minActionWidth.
+	const others = 82
+	for _, width := range []int{20, 60, 100, 112, 120, 140, 200} {
 		out := string(printReport(t, "table", Options{Width: width}, rep))
 		if got, limit := widest(out), max(width, others+minActionWidth); got > limit {
 			t.Errorf("Width %d: table %d columns wide, want at most %d:\n%s", width, got, limit, out)
+		}
+		if width <= others+minActionWidth {
+			// The action texts hold words wide enough that the column is
+			// full at its floor.
+			if got := widest(out); got != others+minActionWidth {
+				t.Errorf("Width %d: table %d columns wide, want the floor, %d:\n%s", width, got, others+minActionWidth, out)
+			}
 		}
 		switch width {
 		case 140:
