@@ -206,13 +206,23 @@ func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Re
 	return nil, nil
 }
 
+// countingReader counts what it reads, and ends at the first end of file
+// its reader reports. A terminal reports one for each ^D typed and then
+// reads on, and the layers above (bufio among them) may read again after
+// an end of file: without this, a user typing a ledger had to type ^D
+// twice, or more.
 type countingReader struct {
-	r io.Reader
-	n atomic.Int64 // read by a progress reporter while the audit runs
+	r   io.Reader
+	n   atomic.Int64 // read by a progress reporter while the audit runs
+	eof bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.eof {
+		return 0, io.EOF
+	}
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
+	c.eof = err == io.EOF
 	return n, err
 }

@@ -211,3 +211,56 @@ func FuzzFromReader(f *testing.F) {
 		}
 	})
 }
+
+// TestEndsAtFirstEOF checks that a source ends at the first end of file
+// its reader reports, as a terminal does for each ^D typed before reading
+// on: what comes after it is not read, however often the layers above
+// read again.
+func TestEndsAtFirstEOF(t *testing.T) {
+	typed := []byte("typed after ^D\n")
+	for _, tc := range []struct {
+		name        string
+		first, want []byte
+	}{
+		{"text", []byte(ledger), []byte(ledger)},
+		{"empty", nil, nil},
+		{"gzip", gzipOf(t, []byte(ledger)), []byte(ledger)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := FromReader("in", &typedTwice{parts: [][]byte{tc.first, typed}}, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			var got []byte
+			for range 3 { // read on after the end, as bufio may
+				b, err := io.ReadAll(src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, b...)
+			}
+			if !bytes.Equal(got, tc.want) {
+				t.Errorf("read %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// typedTwice reads as a terminal that gets parts[0], ^D, parts[1], ^D.
+type typedTwice struct {
+	parts [][]byte
+}
+
+func (r *typedTwice) Read(p []byte) (int, error) {
+	switch {
+	case len(r.parts) == 0:
+		return 0, io.EOF
+	case len(r.parts[0]) == 0:
+		r.parts = r.parts[1:]
+		return 0, io.EOF
+	}
+	n := copy(p, r.parts[0])
+	r.parts[0] = r.parts[0][n:]
+	return n, nil
+}
