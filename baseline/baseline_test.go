@@ -151,6 +151,9 @@ var loadErrorTests = []struct{ in, want string }{
 	{`{"operations":[]}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json"},
 	{`{"operationId":"op-1","label":"healthy"}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json"},
 	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
+	{`{"schemaVersion":1}`, "b.json: not a JSON report: no operations; --baseline takes the report of audit --format json"},
+	{`{"schemaVersion":1,"summary":{"operations":0}}`, "b.json: not a JSON report: no operations; --baseline takes the report of audit --format json"},
+	{`{"schemaVersion":2}`, "b.json: schemaVersion 2; want 1"},
 }
 
 func TestLoadErrors(t *testing.T) {

@@ -430,6 +430,11 @@ func (d *reader) report() (version int) {
 		}
 		return d.skip(1)
 	})
+	if d.err == nil && d.readErr == nil && version == audit.SchemaVersion && !seenOperations {
+		// Not a report of ours, which always lists them: taken for one
+		// with none, every failure would count as new.
+		d.fail("no operations; --baseline takes the report of audit --format json or --write-baseline")
+	}
 	return version
 }
 
