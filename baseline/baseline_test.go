@@ -337,9 +337,10 @@ func modelLoad(doc []byte) (ids []string, sets map[string][]string, ok, checked 
 		return nil, nil, false, true // an int, as the struct decoder took it
 	}
 	sets = map[string][]string{}
-	list, isList := report["operations"].([]any)
-	if report["operations"] != nil && !isList {
-		return nil, nil, false, true
+	ops, present := report["operations"]
+	list, isList := ops.([]any)
+	if !present || ops != nil && !isList {
+		return nil, nil, false, true // a report has the member, if only as null
 	}
 	str := func(v any) (string, bool) {
 		if v == nil {
