@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/effectaudit/effectaudit/hugemem"
 )
 
 // Policy says which attempt results must not be retried and how long a
@@ -83,15 +85,29 @@ func New(policy Policy) *Auditor {
 		resultIndex: make(map[string]uint32),
 	}
 	// Merge drops the indexes, whose large slots are mapped outside the Go
-	// heap; an Auditor never merged drops them once it is garbage. Only
-	// the Auditor reaches its indexes, so nothing reads them after that.
-	runtime.SetFinalizer(a, (*Auditor).dropIndexes)
+	// heap; an Auditor never merged gives them back once it is garbage,
+	// by a cleanup that holds only them. (A finalizer on the Auditor kept
+	// it, and all it holds, for a collection more, queued for the
+	// finalizer goroutine: in a process auditing over and over on busy
+	// cores, as a fuzz test of the pipeline does, the queue outgrew that
+	// goroutine, to 16 GB.)
+	held := new(mappedSlots)
+	a.opIndex.held, a.pairIndex.held = &held[0], &held[1]
+	runtime.AddCleanup(a, (*mappedSlots).unmap, held)
 	return a
 }
 
-func (a *Auditor) dropIndexes() {
-	a.opIndex.drop()
-	a.pairIndex.drop()
+// mappedSlots are the slots of an Auditor's two indexes while they are
+// mapped outside the Go heap, kept apart from the Auditor for its cleanup.
+type mappedSlots [2][]uint64
+
+func (m *mappedSlots) unmap() {
+	for i, slots := range m {
+		if slots != nil {
+			hugemem.UnmapBlock(slots, true)
+			m[i] = nil
+		}
+	}
 }
 
 // Sibling returns an empty Auditor for another share of the operations of

@@ -12,6 +12,9 @@ type table struct {
 	slots  []uint64 // hash<<32 | value+1; 0 is an empty slot
 	used   int
 	mapped bool // slots are outside the Go heap: see hugemem.Map
+	// held, if set, is where the table records its slots while they are
+	// mapped, for its owner's cleanup to give them back (see New).
+	held *[]uint64
 }
 
 // maxLoad is the fill, in eighths, at which a table grows.
@@ -23,8 +26,25 @@ const maxLoad = 7
 // than a quarter more slots than its fill needs.
 func newTable(n int) table {
 	var t table
-	t.slots, t.mapped = hugemem.MapBlock[uint64](max(8, n*8/maxLoad+1))
+	t.setSlots(max(8, n*8/maxLoad+1))
 	return t
+}
+
+// setSlots gives t n empty slots, recording them in t.held if mapped.
+func (t *table) setSlots(n int) {
+	t.slots, t.mapped = hugemem.MapBlock[uint64](n)
+	t.hold()
+}
+
+// hold records t's slots in t.held while they are mapped.
+func (t *table) hold() {
+	if t.held == nil {
+		return
+	}
+	*t.held = nil
+	if t.mapped {
+		*t.held = t.slots
+	}
 }
 
 // home is the first slot to probe for hash h.
@@ -101,7 +121,7 @@ func (t *table) grow() {
 	if len(old) < doubleBelow {
 		size = 2 * len(old)
 	}
-	t.slots, t.mapped = hugemem.MapBlock[uint64](max(8, size))
+	t.setSlots(max(8, size))
 	for _, s := range old {
 		if s != 0 {
 			t.place(s)
@@ -117,5 +137,6 @@ func (t *table) grow() {
 // never leave it, so once it is dropped nothing can read them.
 func (t *table) drop() {
 	hugemem.UnmapBlock(t.slots, t.mapped)
-	*t = table{}
+	*t = table{held: t.held}
+	t.hold()
 }

@@ -12,7 +12,7 @@ import (
 
 // TestUnmergedIndexesGoBack checks that an Auditor that is never merged
 // gives its mapped index slots back once it is garbage: they are outside
-// the Go heap, and only Merge or the Auditor's finalizer unmaps them.
+// the Go heap, and only Merge or the Auditor's cleanup unmaps them.
 func TestUnmergedIndexesGoBack(t *testing.T) {
 	from, to := func() (uintptr, uintptr) {
 		a := New(nil)
@@ -28,7 +28,7 @@ func TestUnmergedIndexesGoBack(t *testing.T) {
 	if !anyMapped(t, from, to) {
 		t.Fatalf("[%#x, %#x) is not mapped to begin with", from, to)
 	}
-	// The finalizer runs after a collection finds the Auditor unreachable,
+	// The cleanup runs after a collection finds the Auditor unreachable,
 	// on a goroutine of its own.
 	for deadline := time.Now().Add(30 * time.Second); anyMapped(t, from, to); {
 		if time.Now().After(deadline) {
