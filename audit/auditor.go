@@ -93,6 +93,8 @@ func New(policy Policy) *Auditor {
 	// goroutine, to 16 GB.)
 	held := new(mappedSlots)
 	a.opIndex.held, a.pairIndex.held = &held[0], &held[1]
+	a.opIndex.hold()
+	a.pairIndex.hold()
 	runtime.AddCleanup(a, (*mappedSlots).unmap, held)
 	return a
 }
