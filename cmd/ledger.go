@@ -292,9 +292,8 @@ func writesTo(s *Streams, output, path string) bool {
 // names) or by the name of a FIFO. /dev/null, a terminal, or the other
 // stream sharing a pipe with it (/dev/stderr) take no harm.
 func isStream(stream any, path string, names []string) bool {
-	out := streamFile(stream)
-	st, err := os.Stat(path)
-	if out == nil || err != nil || !os.SameFile(out, st) {
+	out, ok := streamAt(stream, path)
+	if !ok {
 		return false
 	}
 	if out.Mode().IsRegular() || names == nil || out.Mode()&os.ModeCharDevice != 0 {
@@ -327,12 +326,16 @@ func refuseOwnStreams(s *Streams, what, path string) error {
 // isStreamFile reports whether path names the regular file or the pipe
 // that stream, a standard stream, is.
 func isStreamFile(stream any, path string) bool {
+	out, ok := streamAt(stream, path)
+	return ok && (out.Mode().IsRegular() || out.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0)
+}
+
+// streamAt returns what file stream, a standard stream, is, and whether
+// path names that file.
+func streamAt(stream any, path string) (os.FileInfo, bool) {
 	out := streamFile(stream)
 	st, err := os.Stat(path)
-	if out == nil || err != nil || !os.SameFile(out, st) {
-		return false
-	}
-	return st.Mode().IsRegular() || st.Mode()&(os.ModeNamedPipe|os.ModeSocket) != 0
+	return out, out != nil && err == nil && os.SameFile(out, st)
 }
 
 // streamFile returns what file a standard stream is, or nil when it is no

@@ -118,7 +118,14 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 		inner := depth > 0
 		magic, err := br.Peek(sniffLen)
 		if err == nil || err == io.EOF { // a short input: magic holds what there is
-			zr, err = src.decompressor(br, magic, inner)
+			var format string
+			format, zr, err = src.decompressor(br, magic, inner)
+			// Its input cut short, a decompressor says only
+			// "unexpected EOF": the layer names itself.
+			err = cutShortError(format, inner, err)
+			if zr != nil {
+				zr = cutShort{format, inner, zr}
+			}
 		} else {
 			// Reading what the layer above decompresses failed (a
 			// damaged block, an xz dictionary over the limit, an lz4
@@ -148,62 +155,63 @@ func FromReader(name string, r io.Reader, size int64) (*Source, error) {
 	}
 }
 
-// decompressor returns a reader of what br holds decompressed, keeping
-// its Close, or nil when magic, br's first bytes, is no magic number it
-// knows. An xz or lzma dictionary or a zstd window over its limit
-// (limit.go) is a LimitError when the decompressor reads the header that
-// asks for it, before it allocates anything.
-func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (io.Reader, error) {
+// decompressor returns the name of the format and a reader of what br
+// holds decompressed, keeping its Close, or no reader when magic, br's
+// first bytes, is no magic number it knows. An xz or lzma dictionary or a
+// zstd window over its limit (limit.go) is a LimitError when the
+// decompressor reads the header that asks for it, before it allocates
+// anything.
+func (s *Source) decompressor(br *bufio.Reader, magic []byte, inner bool) (format string, r io.Reader, err error) {
 	switch {
 	case isLZ4(magic), isSkippable(magic) && isLZ4(afterSkippable(br)):
 		// Skippable frames belong to both zstd and lz4: those
 		// followed, within what br holds, by an lz4 frame start an lz4
 		// file; any others are left to zstd, as before lz4 was read.
 		// The lz4 reader skips them itself.
-		return cutShort{"lz4", inner, newLZ4Reader(br)}, nil
+		return "lz4", newLZ4Reader(br), nil
 	case bytes.HasPrefix(magic, gzipMagic):
 		gr, err := newGzipReader(br)
 		if err != nil {
-			return nil, cutShortError("gzip", inner, fmt.Errorf("reading the gzip header: %w", err))
+			return "gzip", nil, fmt.Errorf("reading the gzip header: %w", err)
 		}
 		s.closer = append(s.closer, gr.Close)
-		return cutShort{"gzip", inner, gr}, nil
+		return "gzip", gr, nil
 	case isZstd(magic):
 		dr, err := newZstdReader(br, zstdMaxWindow, inner)
 		if err != nil {
-			return nil, cutShortError("zstd", inner, fmt.Errorf("starting the zstd decoder: %w", err))
+			return "zstd", nil, fmt.Errorf("starting the zstd decoder: %w", err)
 		}
 		s.closer = append(s.closer, dr.Close)
-		return cutShort{"zstd", inner, dr}, nil
+		return "zstd", dr, nil
 	case bytes.HasPrefix(magic, xzMagic):
 		xr, err := newXZReader(br, xzMaxDict, inner)
 		if err != nil {
-			return nil, cutShortError("xz", inner, fmt.Errorf("reading the xz header: %w", err))
+			return "xz", nil, fmt.Errorf("reading the xz header: %w", err)
 		}
-		return cutShort{"xz", inner, xr}, nil
+		return "xz", xr, nil
 	case isBzip2(magic):
-		return cutShort{"bzip2", inner, bzip2.NewReader(br)}, nil
+		return "bzip2", bzip2.NewReader(br), nil
 	case isLZMA(magic):
 		lr, err := newLZMAReader(br, xzMaxDict, inner)
 		if errors.As(err, new(*LimitError)) {
-			return nil, err // as an xz or zstd one reads, from the header
+			return "lzma", nil, err // as an xz or zstd one reads, from the header
 		}
 		if err != nil {
 			// The header, then the first bytes of the stream.
-			return nil, cutShortError("lzma", inner, fmt.Errorf("starting the lzma decoder: %w", err))
+			return "lzma", nil, fmt.Errorf("starting the lzma decoder: %w", err)
 		}
-		return cutShort{"lzma", inner, lr}, nil
+		return "lzma", lr, nil
 	case bytes.HasPrefix(magic, []byte{0xff, 0xfe}), bytes.HasPrefix(magic, []byte{0xfe, 0xff}):
 		// As PowerShell's > writes text: a ledger must be UTF-8.
-		return nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")
+		return "", nil, errors.New("the input is UTF-16 (it starts with a UTF-16 byte order mark); convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")
 	case len(magic) >= 4 && (magic[0] == '{' && magic[1] == 0 && magic[3] == 0 || magic[0] == 0 && magic[1] == '{' && magic[2] == 0):
 		// A JSON object in UTF-16 without a byte order mark: "{" and a
 		// NUL, which no UTF-8 text holds.
-		return nil, errors.New("the input looks like UTF-16 (\"{\" and a NUL byte); convert it to UTF-8, e.g. with iconv -f UTF-16LE (or UTF-16BE) -t UTF-8")
+		return "", nil, errors.New("the input looks like UTF-16 (\"{\" and a NUL byte); convert it to UTF-8, e.g. with iconv -f UTF-16LE (or UTF-16BE) -t UTF-8")
 	case bytes.HasPrefix(magic, []byte("PK\x03\x04")):
-		return nil, errors.New("the input is a zip archive; unzip it and give the files inside")
+		return "", nil, errors.New("the input is a zip archive; unzip it and give the files inside")
 	}
-	return nil, nil
+	return "", nil, nil
 }
 
 // countingReader counts what it reads, and ends at the first end of file
