@@ -103,10 +103,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	f.StringVar(&opts.WriteBaseline, "write-baseline", "", "also write this run's JSON report to `FILE`, for a later --baseline")
 	f.Var(annotations, "annotations", "also write CI annotations on stderr: github (workflow commands on each operation's first line: errors for those that fail, warnings for the other unhealthy ones; 50 at most)")
 	f.BoolVar(&opts.All, "all", false, "table: list healthy operations even when there are more than 100")
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(report.Formats, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions(append([]string{"none"}, audit.GateNames()...), cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("annotations", cobra.FixedCompletions([]string{"github"}, cobra.ShellCompDirectiveNoFileComp))
-	opts.Ledger.addCompletions(c)
+	offerWords(c)
 	return c
 }
 
@@ -152,7 +149,6 @@ func auditRun(opts *AuditOptions) error {
 		}
 		defer baseOut.discard()
 	}
-	var base *baseline.Baseline
 	loaded := func() (*baseline.Baseline, error) { return nil, nil }
 	if opts.Baseline != "" {
 		if loaded, err = startBaseline(opts.Baseline); err != nil {
@@ -161,7 +157,7 @@ func auditRun(opts *AuditOptions) error {
 		if !opts.Ledger.finite() {
 			// A stream may not end for long: a bad baseline must not
 			// wait for it to be reported.
-			if base, err = loaded(); err != nil {
+			if _, err := loaded(); err != nil {
 				return err
 			}
 		}
@@ -177,7 +173,8 @@ func auditRun(opts *AuditOptions) error {
 	// A bad baseline is the error, as if it had been read first: before
 	// the invalid lines of a strict run are listed, and before an input
 	// that could not be read.
-	if base, err = awaitBaseline(loaded, err); err != nil {
+	base, err := awaitBaseline(loaded, err)
+	if err != nil {
 		return err
 	}
 	// SPEC passes the gate on no operations; an export that came out

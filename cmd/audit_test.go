@@ -409,6 +409,8 @@ func TestJoinFailures(t *testing.T) {
 		{"already printed", silentExit(ExitError), "writing rejects: disk full"},
 		{"a failure before", failure(errors.New("ledger: read error")), "ledger: read error\nwriting rejects: disk full"},
 		{"a plain error before", errors.New("boom"), "boom\nwriting rejects: disk full"},
+		{"a wrapped failure before", fmt.Errorf("write baseline: %w", failure(errors.New("b.json: disk full"))),
+			"write baseline: b.json: disk full\nwriting rejects: disk full"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -418,6 +420,33 @@ func TestJoinFailures(t *testing.T) {
 				t.Errorf("exit %d, want %d", code, ExitError)
 			}
 			if diff := cmp.Diff("effectaudit: "+tt.want+"\n", stderr.String()); diff != "" {
+				t.Errorf("printed (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExitCodeKeepsContext checks that context wrapped around a failure
+// is printed with it, and that a wrapped silent exit prints nothing.
+func TestExitCodeKeepsContext(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		code int
+		want string
+	}{
+		{"a failure", failure(errors.New("b.json: disk full")), ExitError, "effectaudit: b.json: disk full\n"},
+		{"a wrapped failure", fmt.Errorf("write baseline: %w", failure(errors.New("b.json: disk full"))), ExitError,
+			"effectaudit: write baseline: b.json: disk full\n"},
+		{"a wrapped silent exit", fmt.Errorf("gate: %w", silentExit(ExitFailOn)), ExitFailOn, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			if code := exitCode(tt.err, &stderr, "effectaudit audit"); code != tt.code {
+				t.Errorf("exit %d, want %d", code, tt.code)
+			}
+			if diff := cmp.Diff(tt.want, stderr.String()); diff != "" {
 				t.Errorf("printed (-want +got):\n%s", diff)
 			}
 		})

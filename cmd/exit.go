@@ -49,8 +49,8 @@ func joinFailures(err, later error) error {
 		case e == nil:
 		case !errors.As(e, &ee):
 			msgs = append(msgs, e)
-		case ee.err != nil:
-			msgs = append(msgs, ee.err)
+		case shown(e, ee) != nil:
+			msgs = append(msgs, shown(e, ee))
 		}
 	}
 	return failure(errors.Join(msgs...))
@@ -58,6 +58,19 @@ func joinFailures(err, later error) error {
 
 // silentExit ends with code; whatever had to be said has been printed.
 func silentExit(code int) error { return &exitError{code: code} }
+
+// shown is what is printed of err, which holds ee: ee's error, with any
+// context wrapped around ee (ee's own text is its error's), or nothing
+// when ee has nothing more to say.
+func shown(err error, ee *exitError) error {
+	switch {
+	case ee.err == nil:
+		return nil
+	case err == error(ee):
+		return ee.err
+	}
+	return err
+}
 
 // exitCode maps err to a status and prints it. A nil error is success.
 func exitCode(err error, stderr io.Writer, cmdPath string) int {
@@ -69,8 +82,8 @@ func exitCode(err error, stderr io.Writer, cmdPath string) int {
 		// Anything cobra reports itself (unknown command, bad flag) is usage.
 		ee = &exitError{code: ExitError, err: err, usage: true}
 	}
-	if ee.err != nil {
-		fmt.Fprintf(stderr, "effectaudit: %v\n", ee.err)
+	if msg := shown(err, ee); msg != nil {
+		fmt.Fprintf(stderr, "effectaudit: %v\n", msg)
 		if ee.usage {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmdPath)
 		}

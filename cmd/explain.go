@@ -69,9 +69,8 @@ usage or input error.`,
 		},
 	}
 	opts.Ledger.addFlags(c.Flags())
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(format.allowed, cobra.ShellCompDirectiveNoFileComp))
-	opts.Ledger.addCompletions(c)
 	c.Flags().VarP(format, "format", "f", "output format: table or json")
+	offerWords(c)
 	return c
 }
 

@@ -8,8 +8,29 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
+
+// offered is a flag value that takes words from a fixed set, which shell
+// completion offers.
+type offered interface{ offers() []string }
+
+// offerWords registers shell completion for each flag of c whose value is
+// offered, so that no such flag can be left out. It must run after the
+// flags are defined: cobra refuses to complete a flag it does not know,
+// which is a mistake in this package, not in a command line.
+func offerWords(c *cobra.Command) {
+	c.Flags().VisitAll(func(fl *pflag.Flag) {
+		o, ok := fl.Value.(offered)
+		if !ok {
+			return
+		}
+		if err := c.RegisterFlagCompletionFunc(fl.Name, cobra.FixedCompletions(o.offers(), cobra.ShellCompDirectiveNoFileComp)); err != nil {
+			panic(fmt.Sprintf("completion of --%s: %v", fl.Name, err))
+		}
+	})
+}
 
 // enumFlag is a flag whose value must be one of a fixed set, checked when
 // the flag is parsed so the error can list the allowed values.
@@ -22,8 +43,9 @@ func newEnumFlag(def string, allowed ...string) *enumFlag {
 	return &enumFlag{value: def, allowed: allowed}
 }
 
-func (f *enumFlag) String() string { return f.value }
-func (f *enumFlag) Type() string   { return "string" }
+func (f *enumFlag) String() string   { return f.value }
+func (f *enumFlag) offers() []string { return f.allowed }
+func (f *enumFlag) Type() string     { return "string" }
 
 func (f *enumFlag) Set(v string) error {
 	if !slices.Contains(f.allowed, v) {
@@ -56,6 +78,8 @@ func (f *listFlag) String() string {
 }
 
 func (f *listFlag) Type() string { return "list" }
+
+func (f *listFlag) offers() []string { return append([]string{"none"}, f.allowed...) }
 
 func (f *listFlag) Set(v string) error {
 	var names []string

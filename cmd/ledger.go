@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/effectaudit/effectaudit/audit"
@@ -65,12 +64,6 @@ func (o *LedgerOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.Rejects, "rejects", "", "write every invalid line verbatim to `FILE`")
 	f.Var(&o.maxLine, "max-line-bytes", "longest accepted line, from 1 byte to 2GiB, e.g. 16MiB; longer lines are invalid records")
 	f.BoolVarP(&o.Quiet, "quiet", "q", false, "no progress on a terminal for long runs")
-}
-
-// addCompletions offers the values of the flags addFlags added that take
-// words rather than files.
-func (o *LedgerOptions) addCompletions(c *cobra.Command) {
-	_ = c.RegisterFlagCompletionFunc("input-format", cobra.FixedCompletions(o.inputFormat.allowed, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // complete fills in what flags parsed into helper values.

@@ -22,11 +22,34 @@ import (
 //     these as nothing or as a line break, or let them change how the text
 //     around them shows, and tables count most of them as no column wide.
 //
-// Everything else is unchanged: backslashes are not escaped, and combining
-// marks are left to combine, so two ids that differ can still look alike
+// It also defuses what a CI runner reading the output would take for a
+// command of its own (see defuseCommands). Everything else is unchanged:
+// backslashes are not escaped, and combining marks are left to combine, so two ids that differ can still look alike
 // ("e\u0301" and "é"); the JSON report carries every string exactly. A
 // string that needs no escape is returned as is, without allocating.
-func Sanitize(s string) string {
+func Sanitize(s string) string { return defuseCommands(escapeHidden(s)) }
+
+// defuseCommands escapes what the GitHub Actions runner reads as a workflow
+// command in any line of a step's standard output or error: "##[" anywhere
+// in a line (its older syntax), as \x23#[, and "::" where a line starts,
+// after white space, as \x3a:. Rows of the table and of explain start with
+// an id, and errors quote ledger values: a ledger must not add annotations
+// to the job, set its outputs or stop its commands. The runner trims what
+// .NET calls white space, which unicode.IsSpace matches.
+func defuseCommands(s string) string {
+	if strings.Contains(s, "##[") {
+		s = strings.ReplaceAll(s, "##[", `\x23#[`)
+	}
+	if t := strings.TrimLeftFunc(s, unicode.IsSpace); strings.HasPrefix(t, "::") {
+		i := len(s) - len(t)
+		s = s[:i] + `\x3a` + s[i+1:]
+	}
+	return s
+}
+
+// escapeHidden escapes the controls, invalid bytes and invisible
+// characters Sanitize lists.
+func escapeHidden(s string) string {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if c < 0x20 || c == 0x7f {

@@ -40,6 +40,15 @@ func TestSanitize(t *testing.T) {
 		{"surrogate half", "\xed\xa0\x80", `\xed\xa0\x80`},
 		{"overlong", "\xc0\xaf", `\xc0\xaf`},
 		{"escape after plain prefix", "abc\x1b", `abc\x1b`},
+		// What the GitHub Actions runner would read as workflow commands.
+		{"command at the start", "::error file=a.go::forged", `\x3a:error file=a.go::forged`},
+		{"command after spaces", " \u3000\u00a0::stop-commands::x", " \u3000\u00a0" + `\x3a:stop-commands::x`},
+		{"command after an escaped TAB stays escaped", "\t::x", `\x09::x`},
+		{"colons later in the line pass", "op::1", "op::1"},
+		{"one colon passes", ":x", ":x"},
+		{"legacy command anywhere", "op-##[set-output name=v]pass ##[error]x", `op-\x23#[set-output name=v]pass \x23#[error]x`},
+		{"legacy command made of escapes", "#\x00#[", `#\x00#[`},
+		{"hashes without a bracket pass", "##x #[", "##x #["},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Sanitize(tc.in)
@@ -54,9 +63,10 @@ func TestSanitize(t *testing.T) {
 }
 
 // safe reports whether s is valid UTF-8 without controls, format
-// characters or other characters that print as nothing.
+// characters or other characters that print as nothing, and without what
+// a GitHub Actions runner reads as a workflow command.
 func safe(s string) bool {
-	if !utf8.ValidString(s) {
+	if !utf8.ValidString(s) || strings.Contains(s, "##[") || strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
 		return false
 	}
 	for _, r := range s {
@@ -69,7 +79,7 @@ func safe(s string) bool {
 }
 
 func TestSanitizeNoAllocation(t *testing.T) {
-	for _, s := range []string{"op-ticket-42", "opération-日本-🙂", strings.Repeat("x", 1000)} {
+	for _, s := range []string{"op-ticket-42", "opération-日本-🙂", strings.Repeat("x", 1000), " op::1 #"} {
 		if n := testing.AllocsPerRun(100, func() { _ = Sanitize(s) }); n != 0 {
 			t.Errorf("Sanitize(%q) allocates %v times; want 0", s, n)
 		}
@@ -77,7 +87,7 @@ func TestSanitizeNoAllocation(t *testing.T) {
 }
 
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"op-1", "\x1b[31m", "\u202e", "\xff", "\u0085", "a\\x1b"} {
+	for _, s := range []string{"op-1", "\x1b[31m", "\u202e", "\xff", "\u0085", "a\\x1b", " ::x", "###[["} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
