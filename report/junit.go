@@ -50,7 +50,7 @@ func junitSummary(buf []byte, s *audit.Summary, failures int) []byte {
 		buf = append(buf, '\n')
 		buf = appendXMLText(buf, SkippedLine(n))
 	}
-	if line := baselineLine(s, failures, nil); line != "" {
+	if line := baselineLine(s, failures, nil, Sanitize); line != "" {
 		buf = append(buf, '\n')
 		buf = appendXMLText(buf, line)
 	}

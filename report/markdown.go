@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/effectaudit/effectaudit/audit"
 )
@@ -75,7 +76,7 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	if err != nil {
 		return err
 	}
-	if line := baselineLine(s, failures, nil); line != "" {
+	if line := baselineLine(s, failures, nil, shown); line != "" {
 		head.Write(appendMarkdownText(nil, line))
 		head.WriteString("\n\n")
 	}
@@ -177,20 +178,12 @@ func markdownRow(buf []byte, op *audit.Operation, failedOn string) []byte {
 }
 
 // shown is s as people see it in a browser: sanitized, and cut after
-// maxShownRunes. Sanitized text is valid UTF-8, so it is cut between runes.
+// maxShownRunes, where an escape starts or ends (see sanitizedHead).
 func shown(s string) string {
-	s = Sanitize(s)
-	if len(s) <= maxShownRunes {
-		return s
+	if t := Sanitize(s); len(t) <= maxShownRunes || utf8.RuneCountInString(t) <= maxShownRunes {
+		return t
 	}
-	n := 0
-	for i := range s {
-		if n == maxShownRunes {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return sanitizedHead(s, maxShownRunes) + "…"
 }
 
 // markdownSpecial holds the characters that mean something to GitHub

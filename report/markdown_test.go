@@ -315,6 +315,8 @@ func TestShown(t *testing.T) {
 		{"exactly the limit", strings.Repeat("é", maxShownRunes), strings.Repeat("é", maxShownRunes)},
 		{"cut between runes", strings.Repeat("é", maxShownRunes+1), strings.Repeat("é", maxShownRunes) + "…"},
 		{"cut after escaping", strings.Repeat("\x00", maxShownRunes), strings.Repeat(`\x00`, maxShownRunes/4) + "…"},
+		{"never inside an escape", strings.Repeat("a", maxShownRunes-2) + "\u202eb", strings.Repeat("a", maxShownRunes-2) + "…"},
+		{"an escape that fits", strings.Repeat("a", maxShownRunes-6) + "\u202ebc", strings.Repeat("a", maxShownRunes-6) + `\u202e` + "…"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := shown(tc.in)

@@ -81,6 +81,61 @@ func unsafeRune(r rune, size int) bool {
 	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector)
 }
 
+// escapedRunes is how many runes escapeHidden makes of the rune r, decoded
+// from size bytes (an invalid byte is a RuneError of size 1).
+func escapedRunes(r rune, size int) int {
+	switch {
+	case r < utf8.RuneSelf:
+		if r < 0x20 || r == 0x7f {
+			return len(`\x1b`)
+		}
+		return 1
+	case !unsafeRune(r, size):
+		return 1
+	case size == 1:
+		return len(`\xff`)
+	case r > 0xffff:
+		return len(`\U000e0041`)
+	}
+	return len(`\u202e`)
+}
+
+// sanitizedHead returns the longest start of s whose Sanitize-d form has at
+// most n runes, and sanitizedTail the longest end: s cut where an escape
+// starts or ends, never inside one, which would hide what it stood for.
+func sanitizedHead(s string, n int) string {
+	i, w := 0, 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if w += escapedRunes(r, size); w > n {
+			break
+		}
+		i += size
+	}
+	// What defuseCommands adds, a few runes at the most.
+	for utf8.RuneCountInString(Sanitize(s[:i])) > n {
+		_, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+	}
+	return Sanitize(s[:i])
+}
+
+func sanitizedTail(s string, n int) string {
+	j, w := len(s), 0
+	for j > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:j])
+		if w += escapedRunes(r, size); w > n {
+			break
+		}
+		j -= size
+	}
+	for utf8.RuneCountInString(Sanitize(s[j:])) > n {
+		_, size := utf8.DecodeRuneInString(s[j:])
+		j += size
+	}
+	return Sanitize(s[j:])
+}
+
 const lowerHex = "0123456789abcdef"
 
 // sanitizeFrom escapes s, whose first i bytes need no escape.

@@ -119,7 +119,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	}
 	fold := healthy > foldLimit && !p.opts.All
 	l := all
-	if fold {
+	if fold && folded > 0 {
 		l = unhealthy
 	}
 	width := p.opts.Width
@@ -129,7 +129,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	l.finish(width)
 
 	var trailer []string
-	if fold {
+	if fold && folded > 0 {
 		trailer = append(trailer, fmt.Sprintf("%s folded (--all lists them)", Plural(folded, "healthy operation")))
 	}
 	if n := rep.Summary.InvalidLines; n > 0 {
@@ -141,7 +141,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	}
 	// The rows do not say which operations fail the run anew: this line
 	// names them.
-	if line := baselineLine(&rep.Summary, failures, failing); line != "" {
+	if line := baselineLine(&rep.Summary, failures, failing, tableID); line != "" {
 		line += fmt.Sprintf(" · marked %d new, %d unchanged", marks[baseline.New], marks[baseline.Unchanged])
 		trailer = append(trailer, line)
 	}
@@ -170,20 +170,30 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 // baselineLine says, with a baseline (Resolved is set then), how many
 // operations fail anew, failing of them, naming the first of them, ids,
 // when given, and which of the baseline's failures were resolved; ""
-// without a baseline.
-func baselineLine(s *audit.Summary, failing int, ids []string) string {
+// without a baseline. Each id named is shown as show shows it, so that the
+// format's limit on a string from the input holds here too.
+func baselineLine(s *audit.Summary, failing int, ids []string, show func(string) string) string {
 	if s.Resolved == nil {
 		return ""
 	}
 	line := fmt.Sprintf("Against the baseline: %s failing anew", Plural(failing, "operation"))
 	if len(ids) > 0 {
-		line += " (" + Sanitize(listSome(ids, failing)) + ")"
+		line += " (" + listSome(showSome(ids, show), failing) + ")"
 	}
 	line += fmt.Sprintf(", %d resolved", len(s.Resolved))
 	if len(s.Resolved) > 0 {
-		line += " (" + Sanitize(listSome(s.Resolved, len(s.Resolved))) + ")"
+		line += " (" + listSome(showSome(s.Resolved, show), len(s.Resolved)) + ")"
 	}
 	return line
+}
+
+// showSome returns the first ids listSome names, as show shows them.
+func showSome(ids []string, show func(string) string) []string {
+	shown := make([]string, min(len(ids), listedIDs))
+	for i := range shown {
+		shown[i] = show(ids[i])
+	}
+	return shown
 }
 
 // listedIDs is how many ids listSome names.
@@ -365,27 +375,16 @@ func (p *tablePrinter) row(op *audit.Operation, l *layout) []string {
 const maxTableID = 120
 
 // tableID is the operation id as the table shows it.
-func tableID(id string) string { return clipMiddle(Sanitize(id), maxTableID) }
+func tableID(id string) string { return clipMiddle(id, maxTableID) }
 
-// clipMiddle returns s if it has at most n runes, else its first and last
-// runes around "…", n runes in all. s must be valid UTF-8, as sanitized
-// text is.
+// clipMiddle returns s sanitized if that has at most n runes, else the
+// sanitized start and end of s around "…", n runes in all. s is cut before
+// it is sanitized, so never inside an escape.
 func clipMiddle(s string, n int) string {
-	if len(s) <= n || utf8.RuneCountInString(s) <= n {
-		return s
+	if t := Sanitize(s); len(t) <= n || utf8.RuneCountInString(t) <= n {
+		return t
 	}
-	head, tail := (n-1)/2, n-1-(n-1)/2
-	i := 0
-	for range head {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	j := len(s)
-	for range tail {
-		_, size := utf8.DecodeLastRuneInString(s[:j])
-		j -= size
-	}
-	return s[:i] + "…" + s[j:]
+	return sanitizedHead(s, (n-1)/2) + "…" + sanitizedTail(s, n-1-(n-1)/2)
 }
 
 // findingsCell lists op's finding codes, one per line. Codes are never

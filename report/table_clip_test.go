@@ -20,6 +20,21 @@ func TestClipMiddle(t *testing.T) {
 		{"ééééééé", 5, "éé…éé"},
 		{"日本語のテキスト", 4, "日…スト"},
 		{"a\\x1bcdefgh", 7, "a\\x…fgh"},
+		// An escape is never cut in half.
+		{"a\x1bcdefgh", 9, "a…efgh"},
+		{"a\x1bcdefghij", 11, `a\x1b…fghij`},
+		{"abc\x1bdefgh", 9, "abc…efgh"},
+		{"abcdefg\u202eh", 9, `abcd…h`},
+		{"abcdefg\u202eh", 16, "abcdefg\\u202eh"},
+		{"ab\xffcdefgh", 9, "ab…efgh"},
+		{"ab\xffcdefghij", 13, `ab\xff…efghij`},
+		{"abcdefgh\U000e0041", 12, "abcde…"},
+		{"a\U000e0041bcdefghijklmn", 23, `a\U000e0041…defghijklmn`},
+		// What defuseCommands adds counts too.
+		{"::abcdefgh", 7, ":…fgh"},
+		{"::abcdefgh", 12, `\x3a:…cdefgh`},
+		{"ab##[cdefgh", 9, "ab##…efgh"},
+		{"ab##[cdefghijkl", 17, `ab\x23#[…efghijkl`},
 	}
 	for _, tt := range tests {
 		got := clipMiddle(tt.s, tt.n)

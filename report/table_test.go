@@ -36,6 +36,16 @@ func healthyFailing() *audit.Report {
 	return reportOf(ops)
 }
 
+// allHealthyFailing returns a report of n healthy operations, each with
+// an orphan-effect finding.
+func allHealthyFailing(n int) *audit.Report {
+	ops := healthyAnd(n).OperationList()
+	for i := range ops {
+		ops[i] = withFindings(ops[i], "orphan-effect")
+	}
+	return reportOf(ops)
+}
+
 // withFindings returns op with findings of the codes added.
 func withFindings(op audit.Operation, codes ...string) audit.Operation {
 	op.Findings = slices.Clone(op.Findings)
@@ -84,6 +94,7 @@ func TestTableFold(t *testing.T) {
 		{"only healthy folded", healthyAnd(150), false, nil, 0, "150 " + folded},
 		{"unhealthy never folded", manyOperations(2000, 2), false, nil, 1000, "1000 " + folded},
 		{"healthy failing the gate never folded", healthyFailing(), false, []string{"orphan-effect"}, 3, "100 " + folded},
+		{"every healthy failing the gate: no fold line", allHealthyFailing(101), false, []string{"orphan-effect"}, 101, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := string(printReport(t, "table", Options{All: tc.all, FailOn: tc.failOn}, tc.rep))
