@@ -12,22 +12,18 @@ import (
 	"slices"
 )
 
-// create opens name for writing through a buffer (or uses def when name is
-// empty); the returned close flushes, closes and reports either failure as
-// an exit-2 error.
-func create(name string, def io.Writer) (io.Writer, func() error, error) {
-	w, closer := def, func() error { return nil }
-	if name != "" {
-		f, err := os.Create(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		w, closer = f, f.Close
+// create opens name for writing through a buffer, in place: the rejects
+// file it is for is emptied as the run starts (see auditRun). The returned
+// close flushes, closes and reports either failure as an exit-2 error.
+func create(name string) (io.Writer, func() error, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, nil, err
 	}
-	bw := bufio.NewWriterSize(w, 256<<10)
+	bw := bufio.NewWriterSize(f, 256<<10)
 	return bw, func() error {
-		if err := errors.Join(bw.Flush(), closer()); err != nil {
-			return failure(fmt.Errorf("writing %s: %w", cmp.Or(name, "output"), err))
+		if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+			return failure(fmt.Errorf("writing %s: %w", name, err))
 		}
 		return nil
 	}, nil

@@ -76,7 +76,7 @@ func TestWritesToStdout(t *testing.T) {
 		{"a FIFO, named by its own name, uncleaned", fifo, dir + "//./fifo", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := writesTo(&Streams{Out: tc.out}, "", tc.path); got != tc.want {
+			if got := writesTo(&Streams{Out: tc.out}, tc.path); got != tc.want {
 				t.Errorf("writesTo(%s) = %v; want %v", tc.path, got, tc.want)
 			}
 		})

@@ -60,7 +60,7 @@ line.`,
 
 func generateRun(opts *GenerateOptions) (err error) {
 	outName := opts.Output
-	if outName == input.Stdin || outName != "" && writesTo(opts.Streams, "", outName) {
+	if outName == input.Stdin || outName != "" && writesTo(opts.Streams, outName) {
 		// Standard output, as for ledgers read, also when named as a file
 		// (/dev/stdout, or the file it goes to): written through the
 		// stream, so that a shell's >> appends, where a file put in place
@@ -68,7 +68,7 @@ func generateRun(opts *GenerateOptions) (err error) {
 		outName = ""
 	}
 	truthName := opts.Truth
-	if truthName == input.Stdin || truthName != "" && writesTo(opts.Streams, "", truthName) {
+	if truthName == input.Stdin || truthName != "" && writesTo(opts.Streams, truthName) {
 		if outName == "" {
 			return usageError("--truth %s: standard output holds the ledger; name a file, or give -o FILE for the ledger", opts.Truth)
 		}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -151,7 +150,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		if rerr := o.refuseOwnFiles("rejects", o.Rejects); rerr != nil {
 			return nil, nil, rerr
 		}
-		w, done, cerr := create(o.Rejects, nil)
+		w, done, cerr := create(o.Rejects)
 		if cerr != nil {
 			return nil, nil, failure(fmt.Errorf("rejects: %w", cerr))
 		}
@@ -165,10 +164,6 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		}()
 		opts.Rejects = w
 	}
-	// The indexes grow with the operations actually seen: sized up front by
-	// the input's size, they would cost memory in proportion to records,
-	// not distinct operations, when a ledger repeats itself.
-	opts.Shards = runtime.GOMAXPROCS(0)
 	pipe := ingest.New(opts, func() *audit.Auditor { return audit.New(pol) })
 
 	if o.Example {
@@ -251,7 +246,7 @@ func refuseSame(flag, path string, others ...flagFile) error {
 // output ("-", or standard output's file by another name): the report's;
 // or standard error's file (see refuseStderrFile).
 func refuseStreams(s *Streams, flag, path string) error {
-	if path == input.Stdin || path != "" && writesTo(s, "", path) {
+	if path == input.Stdin || path != "" && writesTo(s, path) {
 		return usageError("--%s %s: standard output is the report's; name another file", flag, path)
 	}
 	return refuseStderrFile(s, flag, path)
@@ -269,12 +264,8 @@ func refuseStderrFile(s *Streams, flag, path string) error {
 	return nil
 }
 
-// writesTo reports whether output, a path or "" for standard output, is
-// the file at path.
-func writesTo(s *Streams, output, path string) bool {
-	if output != "" {
-		return sameFile(output, path)
-	}
+// writesTo reports whether standard output writes to the file at path.
+func writesTo(s *Streams, path string) bool {
 	return isStream(s.Out, path, []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/thread-self/fd/1"})
 }
 

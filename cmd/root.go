@@ -46,11 +46,6 @@ func Main(streams *Streams, args ...string) int {
 	return exitCode(err, streams.ErrOut, path)
 }
 
-// NewCmdRoot builds the command tree.
-func NewCmdRoot(streams *Streams) *cobra.Command {
-	return newRoot(streams, &cpuProfile{}, &watchedWriter{w: streams.Out})
-}
-
 // newRoot builds the command tree, with the hidden --cpuprofile flag
 // starting prof, which the caller stops, and cobra's own output (help,
 // completion scripts) going to out.

@@ -120,8 +120,10 @@ func (c *chunker) skipLong(buf []byte) (*chunk, error) {
 		if spool == nil {
 			return nil
 		}
-		_, err := spool.Write(b)
-		return err
+		if _, err := spool.Write(b); err != nil {
+			return fmt.Errorf("keeping an over-long line for rejects: %w", err)
+		}
+		return nil
 	}
 	if c.spool {
 		f, err := os.CreateTemp("", "effectaudit-line-*")

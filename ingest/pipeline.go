@@ -1,3 +1,11 @@
+// Package ingest reads ledgers into an audit with every core: it cuts an
+// input into chunks of whole lines, decodes them in parallel (NDJSON
+// records, mapped NDJSON or OTLP export lines) and hands each record to the
+// shard that owns its operation, in input order. It accounts for every
+// line as ndjson.Reader, the streaming reference it is tested against,
+// does, and its report is byte-identical whatever the number of cores. It
+// opens no files and writes no report: the caller hands it readers and
+// prints what audit.Merge returns.
 package ingest
 
 import (
@@ -150,7 +158,9 @@ type invalidLine struct {
 // no more and held 35 MiB more.
 const feedDepth = 8
 
-// Read audits one input, the index-th of the run.
+// Read audits one input, the index-th of the run. Inputs are read one after
+// another, never at once (they share the chunk buffers and the books), and
+// none after Report.
 func (p *Pipeline) Read(in Input, index int) error {
 	// The chunk buffers serve every input of the run: each input making its
 	// own cost several megabytes of fresh memory a file, which made runs

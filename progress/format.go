@@ -11,12 +11,11 @@ type frame struct {
 	bytes, total, records, ops   int64
 	byteRate, recordRate         float64
 	hasBytes, hasRecords, hasOps bool
-	noPercent                    bool // the bar beside the text shows it
 }
 
-// render gives, for a file:
+// render gives, for a file (the bar beside the text shows the percentage):
 //
-//	1.21 GiB of 4.00 GiB (30%), 412 MiB/s, 1.83M records/s, 52.3k operations
+//	1.21 GiB of 4.00 GiB, 412 MiB/s, 1.83M records/s, 52.3k operations
 //
 // and for standard input, whose size is unknown:
 //
@@ -29,9 +28,6 @@ func render(f frame) string {
 		read := formatBytes(float64(f.bytes))
 		if f.total > 0 {
 			read += " of " + formatBytes(float64(f.total))
-			if !f.noPercent {
-				read += " (" + strconv.Itoa(percent(f.bytes, f.total)) + "%)"
-			}
 		}
 		parts = append(parts, read, formatBytes(f.byteRate)+"/s")
 	}
@@ -42,13 +38,6 @@ func render(f frame) string {
 		parts = append(parts, formatCount(float64(f.ops))+" operations")
 	}
 	return strings.Join(parts, ", ")
-}
-
-// percent is floored so 100% means done, and clamped because a file that
-// grows while it is read can yield more bytes than its size at open.
-func percent(n, total int64) int {
-	p := int(float64(n) / float64(total) * 100)
-	return min(max(p, 0), 100)
 }
 
 // formatBytes uses binary units, as file sizes are listed by ls -h and du -h.

@@ -42,50 +42,6 @@ type Counters struct {
 	Ops     func() int64 // distinct operations seen so far
 }
 
-// Sum combines the counters of several inputs read in one audit into one
-// line. The total is known only when every part's total is: a percentage of
-// a partial total would run past 100%. A function is nil in the sum only when
-// it is nil in every part, so a caller may put the audit-wide Records and Ops
-// in one part and only Bytes in the others.
-func Sum(parts ...Counters) Counters {
-	parts = append([]Counters(nil), parts...) // the caller may reuse its slice
-	var bytes, records, ops []func() int64
-	total := int64(0)
-	for _, p := range parts {
-		if p.Bytes != nil {
-			bytes = append(bytes, p.Bytes)
-		}
-		if p.Records != nil {
-			records = append(records, p.Records)
-		}
-		if p.Ops != nil {
-			ops = append(ops, p.Ops)
-		}
-		if p.Total <= 0 || total < 0 {
-			total = -1
-		} else {
-			total += p.Total
-		}
-	}
-	if len(parts) == 0 {
-		total = -1
-	}
-	return Counters{Bytes: sumOf(bytes), Total: total, Records: sumOf(records), Ops: sumOf(ops)}
-}
-
-func sumOf(fs []func() int64) func() int64 {
-	if len(fs) == 0 {
-		return nil
-	}
-	return func() int64 {
-		var n int64
-		for _, f := range fs {
-			n += f()
-		}
-		return n
-	}
-}
-
 // Options tune the reporter; zero fields take the defaults.
 type Options struct {
 	Delay    time.Duration // quiet period before the first line (DefaultDelay)
@@ -216,7 +172,6 @@ func (r *reporter) draw(bar *progressbar.ProgressBar, now time.Time) {
 		bytes: cur.bytes, total: r.c.Total, records: cur.records, ops: call(r.c.Ops),
 		byteRate: byteRate, recordRate: recordRate,
 		hasBytes: r.c.Bytes != nil, hasRecords: r.c.Records != nil, hasOps: r.c.Ops != nil,
-		noPercent: true,
 	})
 	// The whole line must fit: a line that wraps cannot be redrawn in place.
 	if limit := max(r.opts.Width-1-barOverhead, 1); len(line) > limit {

@@ -285,47 +285,6 @@ func TestWriteErrorEndsProgressOnly(t *testing.T) {
 	}
 }
 
-func TestSum(t *testing.T) {
-	n := func(v int64) func() int64 { return func() int64 { return v } }
-	get := func(f func() int64) any {
-		if f == nil {
-			return nil
-		}
-		return f()
-	}
-	tests := []struct {
-		name  string
-		parts []Counters
-		want  []any // bytes, total, records, ops
-	}{
-		{"none", nil, []any{nil, int64(-1), nil, nil}},
-		{
-			"files of known size",
-			[]Counters{{Bytes: n(10), Total: 100}, {Bytes: n(5), Total: 50}},
-			[]any{int64(15), int64(150), nil, nil},
-		},
-		{
-			"stdin makes the total unknown",
-			[]Counters{{Bytes: n(10), Total: 100}, {Bytes: n(5), Total: -1}, {Bytes: n(1), Total: 7}},
-			[]any{int64(16), int64(-1), nil, nil},
-		},
-		{
-			"audit-wide records and ops in one part",
-			[]Counters{{Bytes: n(1), Total: 2, Records: n(30), Ops: n(4)}, {Bytes: n(2), Total: 3}},
-			[]any{int64(3), int64(5), int64(30), int64(4)},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := Sum(tt.parts...)
-			got := []any{get(s.Bytes), s.Total, get(s.Records), get(s.Ops)}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Sum (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestRateWindow(t *testing.T) {
 	t0 := time.Unix(1_000_000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
