@@ -43,7 +43,11 @@ func (i Instant) Time() time.Time { return time.Unix(i.Sec, int64(i.Nsec)).UTC()
 // String formats i as RFC 3339 in UTC with as many fraction digits as needed.
 func (i Instant) String() string { return i.Time().Format(time.RFC3339Nano) }
 
-var errTime = errors.New(`want RFC 3339 date-time "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)"`)
+var (
+	errTime      = errors.New(`want RFC 3339 date-time "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)"`)
+	errTimeRange = errors.New("date-time out of range")
+	errFraction  = errors.New("fraction of seconds must have 1 to 9 digits")
+)
 
 // ParseInstant parses an RFC 3339 date-time exactly as SPEC defines it: a
 // fraction of 1 to 9 digits, 'T' and 'Z' in either case, a mandatory offset,
@@ -64,7 +68,7 @@ func ParseInstant(s string) (Instant, error) {
 		return Instant{}, errTime
 	}
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 59 {
-		return Instant{}, errors.New("date-time out of range")
+		return Instant{}, errTimeRange
 	}
 	rest := s[19:]
 	var nsec int32
@@ -75,7 +79,7 @@ func ParseInstant(s string) (Instant, error) {
 		}
 		frac := rest[1:n]
 		if len(frac) < 1 || len(frac) > 9 {
-			return Instant{}, errors.New("fraction of seconds must have 1 to 9 digits")
+			return Instant{}, errFraction
 		}
 		v, _ := strconv.Atoi(frac)
 		for k := len(frac); k < 9; k++ {

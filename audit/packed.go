@@ -142,7 +142,7 @@ func expandHashes(hs []string) []string {
 // as they mostly are, none is expanded.
 func sortHashes(hs []string) []string {
 	for _, h := range hs {
-		if len(h) != 33 || h[0] != compactMarker {
+		if !isCompact(h) {
 			slices.Sort(expandHashes(hs))
 			return hs
 		}

@@ -243,7 +243,7 @@ func (v *view) reason(t *text, a *Auditor, op *operation) {
 			t.hashList(t.strs)
 			return
 		}
-		bi, _ := v.conflict(a, op)
+		bi, _ := a.conflict(op)
 		total := a.total(bi)
 		t.s("key ")
 		t.keyOf(a, a.pairAt(bi))

@@ -176,8 +176,9 @@ type Invalid struct {
 // Operations calls fn for every operation in report order: the order of
 // each operation's first record. It stops at the first error fn returns.
 // The *Operation is reused once fn returns, and so are its slices and the
-// bytes of its strings but OperationID, EffectRefs and IdempotencyKeys
-// (which stay valid as long as the report): fn must Clone what it keeps.
+// bytes of its strings, but for the strings of OperationID, EffectRefs and
+// IdempotencyKeys (which stay valid as long as the report): fn must Clone
+// what it keeps.
 // Operations are rendered ahead in parallel batches, so that building them
 // is not the bottleneck of a large report; fn still sees them one at a
 // time, in order, on the calling goroutine.
@@ -747,7 +748,7 @@ func (v *view) judge(pi int) tally {
 	for i := range a.ops.len() {
 		op := a.opAt(i)
 		ref := opRef{part: uint16(pi), index: int32(i)}
-		op.label = v.label(a, op)
+		op.label = a.label(op)
 		op.findings, _ = v.findings(ref, nil, nil)
 		t.labels[op.label]++
 		for c := range nFindings {
@@ -843,7 +844,7 @@ func idAtRef(parts []*Auditor, r opRef) string {
 
 // conflict returns the first of op's key pairs bound to two or more hashes
 // anywhere in the input, as an index of a's bindings.
-func (v *view) conflict(a *Auditor, op *operation) (int32, bool) {
+func (a *Auditor) conflict(op *operation) (int32, bool) {
 	found := int32(-1)
 	a.eachPair(op, func(p *opPair) {
 		if found < 0 && a.total(p.bind).hashes >= 2 {
@@ -854,12 +855,11 @@ func (v *view) conflict(a *Auditor, op *operation) (int32, bool) {
 }
 
 // label returns the first rule of SPEC's Labels that matches.
-func (v *view) label(a *Auditor, op *operation) label {
-	switch {
-	case a.st.len(op.hashes) >= 2:
+func (a *Auditor) label(op *operation) label {
+	if a.st.len(op.hashes) >= 2 {
 		return lKeyConflict
 	}
-	if _, ok := v.conflict(a, op); ok {
+	if _, bound := a.conflict(op); bound {
 		return lKeyConflict
 	}
 	switch {

@@ -99,7 +99,7 @@ func mmapAligned(n int) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	head, tail := trim(uintptr(unsafe.Pointer(unsafe.SliceData(b))), n)
+	head, tail := trim(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	if head > 0 {
 		munmap(b[:head])
 	}
@@ -109,8 +109,8 @@ func mmapAligned(n int) ([]byte, bool) {
 
 // trim returns how many bytes a mapping of n+hugePage bytes at start has
 // before its first huge page boundary (0 if start is on one), and how
-// many after the n bytes from there (never none).
-func trim(start uintptr, n int) (head, tail int) {
+// many after the n bytes from there (never none), whatever n is.
+func trim(start uintptr) (head, tail int) {
 	head = int((hugePage - start%hugePage) % hugePage)
 	return head, hugePage - head
 }

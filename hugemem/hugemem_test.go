@@ -70,7 +70,7 @@ func TestTrim(t *testing.T) {
 		for _, start := range []uintptr{
 			16 * hugePage, 16*hugePage + page, 17*hugePage - page, 16*hugePage + hugePage/2,
 		} {
-			head, tail := trim(start, n)
+			head, tail := trim(start)
 			if head < 0 || head >= hugePage || tail <= 0 {
 				t.Errorf("trim(%#x, %d) = %d, %d; want 0 <= head < %d and a tail", start, n, head, tail, hugePage)
 			}

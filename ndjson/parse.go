@@ -126,7 +126,8 @@ const linearNames = 16
 //
 // An error is a *ParseError with Column set (Line and Offset are left zero for
 // the caller, who knows where the line came from) wrapping ErrSyntax,
-// ErrNotObject, ErrDuplicateName, ErrInvalidUTF8 or ErrTooDeep. If the line is
+// ErrNotObject, ErrDuplicateName, ErrInvalidUTF8, ErrLoneSurrogate or
+// ErrTooDeep. If the line is
 // not valid UTF-8, the error is ErrInvalidUTF8 at the first invalid byte,
 // whatever else is wrong with it, so that the verdict on a line does not
 // depend on which of its faults comes first. A line that is valid JSON but not

@@ -1,5 +1,7 @@
 // Package ndjson reads effect ledgers: newline-delimited JSON with one
-// object per line. It validates every line strictly (RFC 8259, UTF-8, no
+// object per line. The command reads them through package ingest, which
+// cuts lines in parallel with the same rules; Reader is the streaming
+// reference that ingest is tested against. It validates every line strictly (RFC 8259, UTF-8, no
 // duplicate member names at any depth, bounded nesting) with its own
 // iterative scanner and hands out each record's top-level members as raw
 // slices, so that reading gigabytes allocates nothing per record. What the
@@ -8,7 +10,8 @@
 // The Reader never stops quietly: every line is either skipped as blank,
 // returned as a record or reported as a *ParseError with its position, and
 // reading goes on after an invalid line. Only a failure of the underlying
-// reader ends the stream early, and that error is returned as is (wrapped).
+// reader ends the stream early, and that error is returned wrapped with the
+// line it stopped in.
 //
 // What the package must never do: hold more than one line (at most
 // MaxLineBytes) in memory, however long the input or a line in it; recurse
@@ -166,7 +169,10 @@ func (r *Reader) Read() (*Record, error) {
 		r.rawLine = line
 		members, err := r.p.Parse(raw)
 		if err != nil {
-			pe := err.(*ParseError)
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				pe = &ParseError{Err: err}
+			}
 			pe.Line = r.lines
 			pe.Offset = offset
 			return nil, pe

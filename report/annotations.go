@@ -18,8 +18,9 @@ import (
 const maxAnnotations = 50
 
 // WriteAnnotations writes GitHub Actions workflow commands that annotate the
-// input: "::error" for each operation that fails the gate (its label is in
-// failOn, the --fail-on list), then "::warning" for each other operation
+// input: "::error" for each operation that fails the gate (see gate.match:
+// its label or a finding code is in failOn, the --fail-on list, and with a
+// baseline it fails anew), then "::warning" for each other operation
 // that is not healthy, each pointing at the operation's first record
 // (inputs[op.First.Input], op.First.Line). Errors come first so warnings
 // never crowd them out; past maxAnnotations in all, one "::notice" counts

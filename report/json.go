@@ -437,8 +437,6 @@ func countMap[K ~string](e *encoder, m map[K]int) {
 	e.closeObject()
 }
 
-const hex = "0123456789abcdef"
-
 // appendString appends s as a JSON string exactly as encoding/json does
 // without HTML escaping: ", \ and control characters escaped (\b \f \n \r \t
 // in short form, the others as \u00XX), U+2028 and U+2029 escaped, each byte
@@ -516,7 +514,7 @@ func appendEscaped(dst []byte, s string, i int) []byte {
 			case '\t':
 				dst = append(dst, '\\', 't')
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xf])
 			}
 			i++
 			start = i
@@ -530,7 +528,7 @@ func appendEscaped(dst []byte, s string, i int) []byte {
 			start = i + size
 		case r == '\u2028' || r == '\u2029':
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&0xf])
 			start = i + size
 		}
 		i += size

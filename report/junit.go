@@ -231,8 +231,9 @@ func xmlChar(r rune) bool {
 }
 
 // gate decides which operations fail the run: those whose label, or one of
-// whose finding codes, is named in --fail-on. The junit printer and the
-// annotations ask it, so they agree with the exit status.
+// whose finding codes, is named in --fail-on. Every printer that marks
+// failures asks it, and so do the annotations, so they agree with the exit
+// status.
 type gate struct {
 	names []string
 }

@@ -33,8 +33,8 @@ type Options struct {
 	Width int
 
 	// FailOn is the --fail-on list: junit marks the operations it names as
-	// failed test cases, and markdown lists them even when healthy. Nil
-	// fails none.
+	// failed test cases, markdown lists them even when healthy, and the
+	// table never folds a healthy one it names. Nil fails none.
 	FailOn []string
 }
 

@@ -37,13 +37,8 @@ const (
 
 var tableHeader = []string{"OPERATION", "LABEL", "ATTEMPTS", "OBSERVATIONS", "EFFECTS", "HASHES", "FINDINGS", "NEXT ACTION"}
 
-const (
-	// findingsCol is the index of FINDINGS, which lists an operation's
-	// finding codes one per line.
-	findingsCol = 6
-	// actionCol is the index of NEXT ACTION, the only column that wraps.
-	actionCol = 7
-)
+// actionCol is the index of NEXT ACTION, the only column that wraps.
+const actionCol = 7
 
 var tableAlign = []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignLeft}
 

@@ -259,7 +259,7 @@ const jwtReason = "JWT"
 // that starts as JSON does ("eyJ" is `{"`), the signature possibly empty as
 // in an unsigned token.
 func jwt(s string) string {
-	isSeg := alnumOr("-_")
+	isSeg := base64url
 	for i := 0; ; i++ {
 		j := strings.Index(s[i:], "eyJ")
 		if j < 0 {

@@ -22,8 +22,8 @@ func Truth(r io.Reader) (map[string]string, []string, error) {
 	var order []string
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
-		// ReadBytes, not bufio.Scanner: a long line must be an error, not an
-		// early end of file.
+		// ReadBytes, not bufio.Scanner, which stops at a line past 64 KiB
+		// in a way that looks like the end of the file.
 		raw, err := br.ReadBytes('\n')
 		if len(raw) > 0 {
 			if perr := parseTruthLine(bytes.TrimRight(raw, "\r\n"), labels, &order); perr != nil {
