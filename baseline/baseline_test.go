@@ -102,15 +102,16 @@ func TestNothingNewPasses(t *testing.T) {
 	}
 }
 
-// loadErrorTests are documents Load refuses, and what its error says.
+// loadErrorTests are documents Load refuses, and the whole of what its
+// error says.
 var loadErrorTests = []struct{ in, want string }{
-	{`not json`, "b.json: not a JSON report"},
-	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
+	{`not json`, "b.json: not a JSON report: the document is not a JSON object"},
+	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1 (a report of effectaudit audit --format json)"},
 	{`{"schemaVersion":1,"operations":[{"label":"healthy"}]}`, "b.json: not a JSON report: operation 1 has no operationId"},
 	{`{"schemaVersion":1,"operations":[{"operationId":"a"},{"operationId":null}]}`, "b.json: not a JSON report: operation 2 has no operationId"},
 	{``, "b.json: not a JSON report: the file is empty"},
 	{"{\"schemaVersion\":1,\"operations\":[]} \n\t{}", "b.json: not a JSON report: something follows the report"},
-	{"{\"operationId\":\"op-1\",\"label\":\"healthy\"}\n{\"operationId\":\"op-2\"}\n", "more than one JSON document, as in NDJSON; --baseline takes the report of audit --format json"},
+	{"{\"operationId\":\"op-1\",\"label\":\"healthy\"}\n{\"operationId\":\"op-2\"}\n", "b.json: not a JSON report: more than one JSON document, as in NDJSON; --baseline takes the report of audit --format json or --write-baseline"},
 	{`{"schemaVersion":1,"operations":[{"operationId":"a"}`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"operations":[{"operationId":"a`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"operations":[]`, "b.json: not a JSON report: unexpected EOF"},
@@ -126,7 +127,7 @@ var loadErrorTests = []struct{ in, want string }{
 	{`{"schemaVersion":1,"summary":{"x":[1,`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"summary":{"x":-`, "b.json: not a JSON report: unexpected EOF"},
 	{`{"schemaVersion":1,"summary":{"x":tr`, "b.json: not a JSON report: unexpected EOF"},
-	{`{"schemaVersion":1,"summary":{"x":01`, `b.json: not a JSON report: invalid number "01"`},
+	{`{"schemaVersion":1,"summary":{"x":01`, `b.json: not a JSON report: invalid number "01" at offset 34, near "ary\":{\"x\":01"`},
 	{`[]`, "b.json: not a JSON report: the document is not a JSON object"},
 	{"\x1f\x8b\x08\x00", "b.json: not a JSON report: the document is not a JSON object"},
 	{`{"schemaVersion":1,"operations":{}}`, "b.json: not a JSON report: operations is not a list"},
@@ -143,24 +144,28 @@ var loadErrorTests = []struct{ in, want string }{
 	// Syntax errors quote what is around them, control characters
 	// escaped, on one line; one at the very end is not a document cut
 	// short.
-	{`{"schemaVersion":1 "operations":[]}`, `b.json: not a JSON report: invalid character '"' after an object member near "ersion\":1 \"operation"`},
-	{`{"schemaVersion":1,"summary":{"x":tru},"operations":[]}`, `b.json: not a JSON report: invalid character '}' in literal true near "\":{\"x\":tru},\"operati"`},
-	{`{"schemaVersion":1,"operations":[{"operationId":"a` + "\x01" + `"}]}`, `b.json: not a JSON report: invalid JSON: control character 0x01 in string near "tionId\":\"a\x01\"}]}"`},
-	{"{\"schemaVersion\":1,\"x\":\"\x1b]0;title\x07\n\",\"operations\":[]}", `invalid JSON: control character 0x1b in string near "n\":1,\"x\":\"\x1b]0;title\a"`},
-	{"{\"schemaVersion\":1,\"operations\":[],}\n", `b.json: not a JSON report: invalid character '}' looking for a member name near "tions\":[],}\n"`},
-	{`{"operations":[]}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json"},
-	{`{"operationId":"op-1","label":"healthy"}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json"},
-	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1"},
-	{`{"schemaVersion":1}`, "b.json: not a JSON report: no operations; --baseline takes the report of audit --format json"},
-	{`{"schemaVersion":1,"summary":{"operations":0}}`, "b.json: not a JSON report: no operations; --baseline takes the report of audit --format json"},
-	{`{"schemaVersion":2}`, "b.json: schemaVersion 2; want 1"},
+	{`{"schemaVersion":1 "operations":[]}`, `b.json: not a JSON report: invalid character '"' after an object member at offset 19, near "ersion\":1 \"operation"`},
+	{`{"schemaVersion":1,"summary":{"x":tru},"operations":[]}`, `b.json: not a JSON report: invalid character '}' in literal true at offset 37, near "\":{\"x\":tru},\"operati"`},
+	{`{"schemaVersion":1,"operations":[{"operationId":"a` + "\x01" + `"}]}`, `b.json: not a JSON report: invalid JSON: control character 0x01 in string at offset 50, near "tionId\":\"a\x01\"}]}"`},
+	{"{\"schemaVersion\":1,\"x\":\"\x1b]0;title\x07\n\",\"operations\":[]}", `b.json: not a JSON report: invalid JSON: control character 0x1b in string at offset 24, near "n\":1,\"x\":\"\x1b]0;title\a"`},
+	{"{\"schemaVersion\":1,\"operations\":[],}\n", `b.json: not a JSON report: invalid character '}' looking for a member name at offset 35, near "tions\":[],}\n"`},
+	{`{"operations":[]}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json or --write-baseline, not NDJSON or a ledger"},
+	{`{"operationId":"op-1","label":"healthy"}`, "b.json: no schemaVersion: --baseline takes the report of audit --format json or --write-baseline, not NDJSON or a ledger"},
+	{`{"schemaVersion":2,"operations":[]}`, "b.json: schemaVersion 2; want 1 (a report of effectaudit audit --format json)"},
+	{`{"schemaVersion":1}`, "b.json: not a JSON report: no operations; --baseline takes the report of audit --format json or --write-baseline"},
+	{`{"schemaVersion":1,"summary":{"operations":0}}`, "b.json: not a JSON report: no operations; --baseline takes the report of audit --format json or --write-baseline"},
+	{`{"schemaVersion":2}`, "b.json: schemaVersion 2; want 1 (a report of effectaudit audit --format json)"},
 }
 
 func TestLoadErrors(t *testing.T) {
 	for _, tt := range loadErrorTests {
 		_, err := Load("b.json", strings.NewReader(tt.in))
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Load(%q) error = %v, want %q", tt.in, err, tt.want)
+		if err == nil {
+			t.Errorf("Load(%q) = nil error, want %q", tt.in, tt.want)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
+			t.Errorf("Load(%q) error (-want +got):\n%s", tt.in, diff)
 		}
 		if err != nil && strings.ContainsFunc(err.Error(), unicode.IsControl) {
 			t.Errorf("Load(%q) error %q holds a control character", tt.in, err)

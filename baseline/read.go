@@ -153,11 +153,13 @@ func (d *reader) syntax(what string) bool {
 	}
 	for !utf8.FullRune(d.buf[d.pos:d.lim]) && d.more() { // the whole character, to name it
 	}
-	return d.fail("invalid character %s %s near %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos), what, d.near(d.pos))
+	return d.fail("invalid character %s %s %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos), what, d.near(d.pos))
 }
 
-// near quotes the input around buf[i], escaped, for a message that stays
-// on one line and cannot write control characters to a terminal.
+// near says where buf[i] is: its offset in the input, and the input around
+// it quoted, escaped, for a message that stays on one line and cannot write
+// control characters to a terminal. A report is megabytes of indented lines
+// whose pieces look alike: the offset says where, the quote what.
 func (d *reader) near(i int) string {
 	start, end := max(0, i-10), min(d.lim, i+10)
 	// Not in the middle of a character, which takes at most 3 bytes after
@@ -168,7 +170,7 @@ func (d *reader) near(i int) string {
 	for k := 0; k < utf8.UTFMax-1 && end < d.lim && d.buf[end]&0xc0 == 0x80; k++ {
 		end++
 	}
-	return strconv.QuoteToGraphic(string(d.buf[start:end]))
+	return fmt.Sprintf("at offset %d, near %s", d.off+int64(i), strconv.QuoteToGraphic(string(d.buf[start:end])))
 }
 
 // str reads a string literal, which must come next, and returns its
@@ -198,9 +200,9 @@ func (d *reader) str() ([]byte, bool) {
 		}
 		var pe *ndjson.ParseError
 		if errors.As(err, &pe) && pe.Column > 0 {
-			return nil, d.fail("%v near %s", pe.Err, d.near(pe.Column-1))
+			return nil, d.fail("%v %s", pe.Err, d.near(pe.Column-1))
 		}
-		return nil, d.fail("%v near %s", err, d.near(d.pos))
+		return nil, d.fail("%v %s", err, d.near(d.pos))
 	}
 }
 
@@ -236,7 +238,7 @@ func (d *reader) number() ([]byte, bool) {
 			if i == d.lim && errors.As(err, &pe) && pe.Column > i { // it found the end, not a fault
 				return nil, d.fail("%w", io.ErrUnexpectedEOF)
 			}
-			return nil, d.fail("invalid number %s near %s", ndjson.QuoteShort(d.buf[d.pos:i], 20), d.near(d.pos))
+			return nil, d.fail("invalid number %s %s", ndjson.QuoteShort(d.buf[d.pos:i], 20), d.near(d.pos))
 		}
 		text := d.buf[d.pos:end]
 		d.pos = end
@@ -273,7 +275,7 @@ func (d *reader) literal(word string) bool {
 		if d.buf[d.pos+k] != word[k] {
 			for !utf8.FullRune(d.buf[d.pos+k:d.lim]) && d.more() { // the whole character, to name it
 			}
-			return d.fail("invalid character %s in literal %s near %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos+k), word, d.near(d.pos+k))
+			return d.fail("invalid character %s in literal %s %s", ndjson.DescribeChar(d.buf[:d.lim], d.pos+k), word, d.near(d.pos+k))
 		}
 	}
 	return false
@@ -295,7 +297,7 @@ func (d *reader) skip(depth int) bool {
 	case !ok:
 		return d.syntax("looking for a value")
 	case (c == '{' || c == '[') && depth+1 > maxDepth: // depth values enclose this one
-		return d.fail("values nested more than %d deep near %s", maxDepth, d.near(d.pos))
+		return d.fail("values nested more than %d deep %s", maxDepth, d.near(d.pos))
 	case c == '"':
 		_, ok := d.str()
 		return ok

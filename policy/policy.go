@@ -125,8 +125,8 @@ type Error struct {
 	Msg    string // what is wrong, without the position
 }
 
-// Error renders the error as NAME:LINE: message. The column is left to
-// callers that show the line with a caret under it.
+// Error renders the error as NAME:LINE: message, as a ledger's errors name
+// their line. The column orders errors found on one line (see conflict).
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
