@@ -137,6 +137,13 @@ func (r *Results) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// The statuses an operation can have against a baseline (Operation.Baseline).
+const (
+	BaselineNew       = "new"       // not in the baseline, or failing on something it did not fail on before
+	BaselineUnchanged = "unchanged" // in the baseline, failing on nothing new
+	BaselineResolved  = "resolved"  // failed the gate in the baseline, passes now
+)
+
 // Operation is the report on one operation.
 type Operation struct {
 	OperationID        string    `json:"operationId"`
@@ -153,7 +160,7 @@ type Operation struct {
 	FirstObservedAt    *string   `json:"firstObservedAt"`
 	LastObservedAt     *string   `json:"lastObservedAt"`
 	Findings           []Finding `json:"findings"`
-	// Baseline is, with --baseline, "new", "unchanged" or "resolved".
+	// Baseline is, with --baseline, one of the Baseline statuses.
 	Baseline string `json:"baseline,omitempty"`
 	// FailsAnew is, with --baseline, a name in --fail-on that an operation
 	// listed in the baseline fails on now and did not then: what makes it

@@ -17,13 +17,6 @@ import (
 	"github.com/effectaudit/effectaudit/audit"
 )
 
-// Statuses an operation can have against a baseline.
-const (
-	New       = "new"       // not in the baseline, or failing on something it did not fail on before
-	Unchanged = "unchanged" // in the baseline, failing on nothing new
-	Resolved  = "resolved"  // failed the gate in the baseline, passes now
-)
-
 // Baseline is what an earlier report said about each operation. A report
 // may list millions of operations, so each keeps its id and its names as
 // bits, and the report is read one operation at a time. Nothing here holds
@@ -171,12 +164,12 @@ func (b *Baseline) Compare(failOn []string) *Comparison {
 // may be marked more than once.
 func (c *Comparison) Mark(op *audit.Operation) {
 	i, listed, fails := c.status(op)
-	if op.Baseline == New && fails {
+	if op.Baseline == audit.BaselineNew && fails {
 		c.failed = true
 	}
 	if listed {
 		c.seen[i] = true
-		c.resolved[i] = op.Baseline == Resolved
+		c.resolved[i] = op.Baseline == audit.BaselineResolved
 	}
 }
 
@@ -200,14 +193,14 @@ func (c *Comparison) status(op *audit.Operation) (i int32, listed, fails bool) {
 	op.FailsAnew = ""
 	switch {
 	case !listed:
-		op.Baseline = New
+		op.Baseline = audit.BaselineNew
 	case now&^before != 0:
-		op.Baseline = New // worse: fails on something it did not before
+		op.Baseline = audit.BaselineNew // worse: fails on something it did not before
 		op.FailsAnew = c.base.gates[bits.TrailingZeros32(uint32(now&^before))]
 	case now == 0 && before != 0:
-		op.Baseline = Resolved
+		op.Baseline = audit.BaselineResolved
 	default:
-		op.Baseline = Unchanged
+		op.Baseline = audit.BaselineUnchanged
 	}
 	return i, listed, now != 0
 }

@@ -66,13 +66,13 @@ func TestTransitions(t *testing.T) {
 		t.Errorf("fails anew (-want +got):\n%s", diff)
 	}
 	want := map[string]string{
-		"op-same":          Unchanged,
-		"op-worse":         New,
-		"op-worse-finding": New,
-		"op-fixed":         Resolved,
-		"op-better":        New, // key-conflict → duplicate fails on a name it did not fail on
-		"op-brand-new":     New,
-		"op-new-healthy":   New,
+		"op-same":          audit.BaselineUnchanged,
+		"op-worse":         audit.BaselineNew,
+		"op-worse-finding": audit.BaselineNew,
+		"op-fixed":         audit.BaselineResolved,
+		"op-better":        audit.BaselineNew, // key-conflict → duplicate fails on a name it did not fail on
+		"op-brand-new":     audit.BaselineNew,
+		"op-new-healthy":   audit.BaselineNew,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
@@ -93,7 +93,7 @@ func TestNothingNewPasses(t *testing.T) {
 	c := b.Compare([]string{"duplicate", "key-conflict", "uncertain"})
 	for _, op := range []audit.Operation{{OperationID: "op-same", Label: audit.Duplicate}, {OperationID: "op-fixed", Label: audit.Uncertain}} {
 		c.Mark(&op)
-		if op.Baseline != Unchanged {
+		if op.Baseline != audit.BaselineUnchanged {
 			t.Errorf("%s: %s, want unchanged", op.OperationID, op.Baseline)
 		}
 	}
@@ -272,17 +272,17 @@ func TestMarksMatchModel(t *testing.T) {
 			var want string
 			switch {
 			case !ok:
-				want = New
+				want = audit.BaselineNew
 			case len(now) > 0 && slices.ContainsFunc(now, func(n string) bool { return !slices.Contains(matched(was), n) }):
-				want = New
+				want = audit.BaselineNew
 			case len(now) == 0 && len(matched(was)) > 0:
-				want = Resolved
+				want = audit.BaselineResolved
 			default:
-				want = Unchanged
+				want = audit.BaselineUnchanged
 			}
-			wantFailed = wantFailed || want == New && len(now) > 0
+			wantFailed = wantFailed || want == audit.BaselineNew && len(now) > 0
 			seen[op.OperationID] = true
-			resolved[op.OperationID] = want == Resolved
+			resolved[op.OperationID] = want == audit.BaselineResolved
 
 			again := op
 			c.Annotate(&again)

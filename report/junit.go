@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/effectaudit/effectaudit/audit"
-	"github.com/effectaudit/effectaudit/baseline"
 )
 
 // junitPrinter writes the report as JUnit XML, the test-report format GitLab,
@@ -243,7 +242,7 @@ func newGate(failOn []string) gate { return gate{names: failOn} }
 // match reports whether op fails the gate, and the name in --fail-on that
 // it matched.
 func (g gate) match(op *audit.Operation) (string, bool) {
-	if op.Baseline != "" && op.Baseline != baseline.New {
+	if op.Baseline != "" && op.Baseline != audit.BaselineNew {
 		return "", false // with --baseline only new or worse operations fail
 	}
 	if op.FailsAnew != "" {

@@ -16,7 +16,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/effectaudit/effectaudit/audit"
-	"github.com/effectaudit/effectaudit/baseline"
 )
 
 const (
@@ -137,7 +136,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	// The rows do not say which operations fail the run anew: this line
 	// names them.
 	if line := baselineLine(&rep.Summary, failures, failing, tableID); line != "" {
-		line += fmt.Sprintf(" · marked %d new, %d unchanged", marks[baseline.New], marks[baseline.Unchanged])
+		line += fmt.Sprintf(" · marked %d new, %d unchanged", marks[audit.BaselineNew], marks[audit.BaselineUnchanged])
 		trailer = append(trailer, line)
 	}
 
