@@ -2,10 +2,7 @@ package cmd
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -235,17 +232,9 @@ func auditRun(opts *AuditOptions) error {
 // next to nothing, so it does not make the garbage collector run more
 // often while the audit grows.
 func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err error) {
-	f, err := os.Open(name)
+	src, err := input.Open(name, nil) // never "-": refused before
 	if err != nil {
-		return nil, failure(fmt.Errorf("baseline: %w", err))
-	}
-	src, err := input.FromReader(name, f, -1)
-	if err != nil {
-		f.Close()
-		if !errors.As(err, new(*fs.PathError)) { // which names the file already
-			err = fmt.Errorf("%s: %w", name, err)
-		}
-		return nil, failure(fmt.Errorf("baseline: %w", err))
+		return nil, failure(fmt.Errorf("baseline: %w", named(name, err)))
 	}
 	var (
 		b       *baseline.Baseline
@@ -254,7 +243,6 @@ func startBaseline(name string) (loaded func() (*baseline.Baseline, error), err 
 	)
 	go func() {
 		defer close(done)
-		defer f.Close()
 		defer src.Close()
 		b, loadErr = baseline.Load(name, src)
 	}()

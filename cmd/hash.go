@@ -1,9 +1,9 @@
 package cmd
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -69,27 +69,19 @@ lzma) is read decompressed.`,
 }
 
 func hashRun(opts *HashOptions) error {
-	name, r := opts.File, opts.Streams.In
-	if name == "" || name == "-" {
+	file, name := cmp.Or(opts.File, input.Stdin), opts.File
+	if file == input.Stdin {
 		if opts.File == "" && opts.Streams.InTTY {
 			return usageError("no input: give a payload FILE, or pipe the JSON document into standard input")
 		}
 		name = "<stdin>"
-	} else {
-		if err := refuseOwnStreams(opts.Streams, name, name); err != nil {
-			return err
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			return failure(err)
-		}
-		defer f.Close()
-		r = f
+	} else if err := refuseOwnStreams(opts.Streams, name, name); err != nil {
+		return err
 	}
 	// A compressed document is read as audit reads a compressed ledger.
-	src, err := input.FromReader(name, r, -1)
+	src, err := input.Open(file, opts.Streams.In)
 	if err != nil {
-		return failure(fmt.Errorf("%s: %w", name, err))
+		return failure(named(name, err))
 	}
 	defer src.Close()
 	data, err := io.ReadAll(io.LimitReader(src, maxHashInput+1))

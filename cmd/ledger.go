@@ -348,14 +348,20 @@ func sameFile(a, b string) bool {
 	return errA == nil && errB == nil && absA == absB
 }
 
+// named prefixes err with the name of the input it is about, unless it is
+// a *fs.PathError, which names the file already.
+func named(name string, err error) error {
+	if errors.As(err, new(*fs.PathError)) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
 // readInput audits one input, with progress on a terminal after a second.
 func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, marks []string, name, display string, index int) error {
 	src, err := input.Open(name, s.In)
 	if err != nil {
-		if !errors.As(err, new(*fs.PathError)) { // which names the file already
-			err = fmt.Errorf("%s: %w", display, err)
-		}
-		return err
+		return named(display, err)
 	}
 	in := ingest.Input{Name: display}
 	// Just big enough to sniff the format: the pipeline reads chunks of
