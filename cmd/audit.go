@@ -110,15 +110,10 @@ func auditRun(opts *AuditOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if opts.WriteBaseline != "" {
-		// Writing the report over the baseline it reads is how a baseline
-		// moves on; over a ledger, it would lose the ledger.
-		if err := opts.Ledger.refuseInput(s, "write-baseline", opts.WriteBaseline, "the report would replace the ledger"); err != nil {
-			return err
-		}
-		if err := opts.Ledger.refuseOwnFiles("write-baseline", opts.WriteBaseline); err != nil {
-			return err
-		}
+	// Writing the report over the baseline it reads is how a baseline
+	// moves on; over a ledger, it would lose the ledger.
+	if err := opts.Ledger.refuseOutput(s, "write-baseline", opts.WriteBaseline, "the report would replace the ledger"); err != nil {
+		return err
 	}
 	if rejects := opts.Ledger.Rejects; rejects != "" {
 		// The rejects file is emptied as the run starts: a baseline there
@@ -129,9 +124,6 @@ func auditRun(opts *AuditOptions) error {
 		}
 	}
 	var baseOut *output
-	if err := refuseStreams(s, "write-baseline", opts.WriteBaseline); err != nil {
-		return err
-	}
 	if opts.Baseline == input.Stdin {
 		return usageError("--baseline -: name a file; standard input is where ledgers are read from")
 	}

@@ -140,16 +140,10 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 	case !o.listInvalid:
 		opts.KeepInvalid = -1 // counted, never listed
 	}
-	if err := refuseStreams(s, "rejects", o.Rejects); err != nil {
+	if err := o.refuseOutput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); err != nil {
 		return nil, nil, err
 	}
 	if o.Rejects != "" {
-		if rerr := o.refuseInput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); rerr != nil {
-			return nil, nil, rerr
-		}
-		if rerr := o.refuseOwnFiles("rejects", o.Rejects); rerr != nil {
-			return nil, nil, rerr
-		}
 		w, done, cerr := create(o.Rejects)
 		if cerr != nil {
 			return nil, nil, failure(fmt.Errorf("rejects: %w", cerr))
@@ -224,6 +218,19 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 
 // refuseOwnFiles refuses a file that flag would write and that is also the
 // --policy or --map-file file: writing would replace what the run reads.
+// refuseOutput refuses path, which flag writes, when it is standard output
+// or error, one of the inputs (why says what writing it would do) or a
+// config file the run reads; "" is no file and passes.
+func (o *LedgerOptions) refuseOutput(s *Streams, flag, path, why string) error {
+	if err := refuseStreams(s, flag, path); err != nil || path == "" {
+		return err
+	}
+	if err := o.refuseInput(s, flag, path, why); err != nil {
+		return err
+	}
+	return o.refuseOwnFiles(flag, path)
+}
+
 func (o *LedgerOptions) refuseOwnFiles(flag, path string) error {
 	return refuseSame(flag, path, flagFile{"policy", o.Policy}, flagFile{"map-file", o.MapFile})
 }
