@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -195,7 +194,7 @@ func explainRun(opts *ExplainOptions) error {
 	if opts.Format == "json" {
 		err = writeExplainJSON(out, op, records, rep)
 	} else {
-		err = writeExplainText(out, op, records, rep)
+		writeExplainText(out, op, records, rep)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -215,9 +214,10 @@ func (e explained) clone() explained {
 
 // writeExplainJSON writes the document encoding/json would indent, a
 // record at a time: a busy operation's million records, encoded whole and
-// then indented, took seconds and twice their size in memory.
-func writeExplainJSON(w io.Writer, op *audit.Operation, records []*explained, rep *audit.Report) error {
-	bw := bufio.NewWriter(w)
+// then indented, took seconds and twice their size in memory. A failed
+// write shows at bw's Flush, which the caller reports; what this returns
+// is a value that does not encode.
+func writeExplainJSON(bw *bufio.Writer, op *audit.Operation, records []*explained, rep *audit.Report) error {
 	var buf bytes.Buffer
 	// value writes v as a member's value or an array element at depth, as
 	// Encoder.SetIndent lays it out there: its first line after what came
@@ -230,8 +230,8 @@ func writeExplainJSON(w io.Writer, op *audit.Operation, records []*explained, re
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
-		_, err := bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
-		return err
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return nil
 	}
 	bw.WriteString("{\n  \"operation\": ")
 	if err := value(op, 1); err != nil {
@@ -255,10 +255,12 @@ func writeExplainJSON(w io.Writer, op *audit.Operation, records []*explained, re
 		return err
 	}
 	bw.WriteString("\n}\n")
-	return bw.Flush()
+	return nil
 }
 
-func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, rep *audit.Report) error {
+// writeExplainText writes the explanation for a terminal. A failed write
+// shows at w's Flush, which the caller reports.
+func writeExplainText(w *bufio.Writer, op *audit.Operation, records []*explained, rep *audit.Report) {
 	fmt.Fprintf(w, "%s\n\n", report.Sanitize(op.OperationID))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHERE\tOBSERVED\tTYPE\tATTEMPT\tRESULT\tKEY\tHASH\tEFFECT")
@@ -279,9 +281,7 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, re
 		fmt.Fprintf(tw, "%s:%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", report.Sanitize(r.Input), r.Line, when, r.Type,
 			dash(r.AttemptID), dash(r.Result), dash(key), dash(short[r.PayloadHash]), dash(r.EffectRef))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	tw.Flush()
 	fmt.Fprintf(w, "\nlabel:       %s\nreason:      %s\n", op.Label, report.Sanitize(op.Reason))
 	if len(op.Findings) == 0 {
 		fmt.Fprintln(w, "findings:    none")
@@ -293,17 +293,16 @@ func writeExplainText(w io.Writer, op *audit.Operation, records []*explained, re
 		}
 		fmt.Fprintf(w, "%s %s: %s\n", head, f.Code, report.Sanitize(f.Message))
 	}
-	_, err := fmt.Fprintf(w, "next action: %s\n", op.NextAction)
-	if n := rep.Summary.InvalidLines; n > 0 && err == nil {
+	fmt.Fprintf(w, "next action: %s\n", op.NextAction)
+	if n := rep.Summary.InvalidLines; n > 0 {
 		fmt.Fprintf(w, "\nskipped:     %s, not counted above; any may be a record of this operation\n", report.Plural(n, "invalid line"))
 		for _, inv := range rep.Invalid {
 			fmt.Fprintf(w, "             %s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
 		}
 		if more := n - len(rep.Invalid); more > 0 {
-			_, err = fmt.Fprintf(w, "             ... and %d more\n", more)
+			fmt.Fprintf(w, "             ... and %d more\n", more)
 		}
 	}
-	return err
 }
 
 // dash sanitizes s for the terminal, or stands in for an absent value.

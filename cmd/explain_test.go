@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -34,7 +35,11 @@ func TestExplainJSONStreams(t *testing.T) {
 				}
 				rep := &audit.Report{Summary: audit.Summary{InvalidLines: len(invalid)}, Invalid: invalid}
 				var got bytes.Buffer
-				if err := writeExplainJSON(&got, op, records, rep); err != nil {
+				bw := bufio.NewWriter(&got)
+				if err := writeExplainJSON(bw, op, records, rep); err != nil {
+					t.Fatal(err)
+				}
+				if err := bw.Flush(); err != nil {
 					t.Fatal(err)
 				}
 				var want bytes.Buffer

@@ -126,7 +126,8 @@ func (t *tempFiles) onSignal() (stop func()) {
 				time.Sleep(time.Second) // the signal ends the process
 			}
 			// Where the signal cannot be raised again (Windows), its
-			// usual status.
+			// usual status. The one os.Exit below Main: the run is still
+			// going on other goroutines, and nothing else can end it.
 			code := 130
 			if s, ok := sig.(syscall.Signal); ok {
 				code = 128 + int(s)
