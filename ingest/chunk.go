@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/effectaudit/effectaudit/ndjson"
 )
 
 // chunk is a block of whole input lines, decoded by one worker.
@@ -213,12 +212,6 @@ func (c *chunker) skipBOM() error {
 // line, after the lines read whole so far (pending).
 func (c *chunker) fail(err error, pending []byte) error {
 	return fmt.Errorf("reading line %d: %w", c.line+bytes.Count(pending, []byte{'\n'}), err)
-}
-
-// lineTooLong builds the error ndjson.Reader gives for a line over the limit.
-func lineTooLong(line int, offset, length int64, max int) *ndjson.ParseError {
-	return &ndjson.ParseError{Line: line, Offset: offset,
-		Err: fmt.Errorf("%w: %d bytes, limit %d", ndjson.ErrLineTooLong, length, max)}
 }
 
 var errStopped = errors.New("stopped")

@@ -373,7 +373,7 @@ func (w *worker) decode(ch *chunk) *decoded {
 	if ch.long {
 		d.lines = 1
 		d.invalid = append(d.invalid, invalidLine{
-			err: lineTooLong(ch.firstLine, ch.offset, ch.longLength, w.max), raw: ch.data, spool: ch.spool})
+			err: ndjson.LineTooLong(ch.firstLine, ch.offset, ch.longLength, w.max), raw: ch.data, spool: ch.spool})
 		return d
 	}
 	w.dec = audit.Decoder{}
@@ -402,7 +402,7 @@ func (w *worker) decode(ch *chunk) *decoded {
 		switch {
 		case len(content) > w.max:
 			d.invalid = append(d.invalid, invalidLine{
-				err: lineTooLong(line, offset, int64(len(content)), w.max), raw: raw})
+				err: ndjson.LineTooLong(line, offset, int64(len(content)), w.max), raw: raw})
 		case ndjson.Blank(content):
 			d.blank++
 		default:

@@ -158,8 +158,7 @@ func (r *Reader) Read() (*Record, error) {
 		r.offset += size
 		if length > int64(max) {
 			r.rawLine = line[:max]
-			return nil, &ParseError{Line: r.lines, Offset: offset,
-				Err: fmt.Errorf("%w: %d bytes, limit %d", ErrLineTooLong, length, max)}
+			return nil, LineTooLong(r.lines, offset, length, max)
 		}
 		raw := line[:length:length]
 		if blank(raw) {
@@ -180,6 +179,12 @@ func (r *Reader) Read() (*Record, error) {
 		r.rec = Record{Line: r.lines, Offset: offset, Raw: raw, Members: members}
 		return &r.rec, nil
 	}
+}
+
+// LineTooLong is the error for line, at offset, of length bytes past the
+// limit of max: a reader of lines that is not Reader gives it too.
+func LineTooLong(line int, offset, length int64, max int) *ParseError {
+	return &ParseError{Line: line, Offset: offset, Err: fmt.Errorf("%w: %d bytes, limit %d", ErrLineTooLong, length, max)}
 }
 
 func (r *Reader) fail(err error) error {
