@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -110,26 +111,10 @@ func auditRun(opts *AuditOptions) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	// Writing the report over the baseline it reads is how a baseline
-	// moves on; over a ledger, it would lose the ledger.
-	if err := opts.Ledger.refuseOutput(s, "write-baseline", opts.WriteBaseline, "the report would replace the ledger"); err != nil {
+	if err := refuseBaselineFiles(opts); err != nil {
 		return err
-	}
-	if rejects := opts.Ledger.Rejects; rejects != "" {
-		// The rejects file is emptied as the run starts: a baseline there
-		// would be gone before it is read, and a report written there
-		// would replace the rejected lines.
-		if err := refuseSame("rejects", rejects, flagFile{"baseline", opts.Baseline}, flagFile{"write-baseline", opts.WriteBaseline}); err != nil {
-			return err
-		}
 	}
 	var baseOut *output
-	if opts.Baseline == input.Stdin {
-		return usageError("--baseline -: name a file; standard input is where ledgers are read from")
-	}
-	if err := refuseOwnStreams(s, "--baseline "+opts.Baseline, opts.Baseline); err != nil {
-		return err
-	}
 	if opts.WriteBaseline != "" {
 		// Made now, so that a directory it cannot be written to is found
 		// before the audit's work; put in place only once written whole.
@@ -166,27 +151,10 @@ func auditRun(opts *AuditOptions) error {
 	if err != nil {
 		return err
 	}
-	// SPEC passes the gate on no operations; an export that came out
-	// empty, whose every line is now invalid, or whose spans are none of
-	// them marked as records, deserves a word.
-	switch sum := &rep.Summary; {
-	case sum.Records == 0:
-		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no records in %s; nothing was audited\n", report.Plural(sum.Lines, "line"))
-	case sum.Operations == 0: // only OTLP records (export lines) hold no operation
-		fmt.Fprintf(s.ErrOut, "effectaudit: warning: no span in %s is marked as an attempt or effect (by effect.record, or the attribute --map type= names); nothing was audited\n",
-			report.Plural(sum.Records, "OTLP export line"))
-	}
-	fails := func() bool { return gateFails(rep, opts.FailOn) }
-	if base != nil {
-		// One pass marks every operation, so the summary can list the
-		// resolved ones before the operations are printed.
-		cmp := base.Compare(opts.FailOn)
-		if err := rep.Briefs(func(o *audit.Operation) error { cmp.Mark(o); return nil }); err != nil {
-			return failure(err)
-		}
-		rep.Summary.Resolved = cmp.Resolved()
-		rep.Annotate = cmp.Annotate
-		fails = cmp.Failed
+	warnNothingAudited(s.ErrOut, &rep.Summary)
+	fails, err := compareBaseline(rep, base, opts.FailOn)
+	if err != nil {
+		return err
 	}
 	if opts.Annotations == "github" {
 		// Workflow commands go to stderr: stdout is the report's.
@@ -215,6 +183,60 @@ func auditRun(opts *AuditOptions) error {
 		return silentExit(ExitFailOn)
 	}
 	return nil
+}
+
+// refuseBaselineFiles refuses --baseline and --write-baseline files that
+// the run could not read or write whole.
+func refuseBaselineFiles(opts *AuditOptions) error {
+	// Writing the report over the baseline it reads is how a baseline
+	// moves on; over a ledger, it would lose the ledger.
+	if err := opts.Ledger.refuseOutput(opts.Streams, "write-baseline", opts.WriteBaseline, "the report would replace the ledger"); err != nil {
+		return err
+	}
+	if rejects := opts.Ledger.Rejects; rejects != "" {
+		// The rejects file is emptied as the run starts: a baseline there
+		// would be gone before it is read, and a report written there
+		// would replace the rejected lines.
+		if err := refuseSame("rejects", rejects, flagFile{"baseline", opts.Baseline}, flagFile{"write-baseline", opts.WriteBaseline}); err != nil {
+			return err
+		}
+	}
+	if opts.Baseline == input.Stdin {
+		return usageError("--baseline -: name a file; standard input is where ledgers are read from")
+	}
+	return refuseOwnStreams(opts.Streams, "--baseline "+opts.Baseline, opts.Baseline)
+}
+
+// warnNothingAudited warns when nothing was audited. SPEC passes the gate
+// on no operations; an export that came out empty, whose every line is now
+// invalid, or whose spans are none of them marked as records, deserves a
+// word.
+func warnNothingAudited(w io.Writer, sum *audit.Summary) {
+	switch {
+	case sum.Records == 0:
+		fmt.Fprintf(w, "effectaudit: warning: no records in %s; nothing was audited\n", report.Plural(sum.Lines, "line"))
+	case sum.Operations == 0: // only OTLP records (export lines) hold no operation
+		fmt.Fprintf(w, "effectaudit: warning: no span in %s is marked as an attempt or effect (by effect.record, or the attribute --map type= names); nothing was audited\n",
+			report.Plural(sum.Records, "OTLP export line"))
+	}
+}
+
+// compareBaseline marks rep's operations against base, if there is one, and
+// returns what decides whether the run fails: every operation failOn names,
+// or with a baseline only those that fail anew. One pass marks every
+// operation, so the summary can list the resolved ones before the
+// operations are printed.
+func compareBaseline(rep *audit.Report, base *baseline.Baseline, failOn []string) (fails func() bool, err error) {
+	if base == nil {
+		return func() bool { return gateFails(rep, failOn) }, nil
+	}
+	cmp := base.Compare(failOn)
+	if err := rep.Briefs(func(o *audit.Operation) error { cmp.Mark(o); return nil }); err != nil {
+		return nil, failure(err)
+	}
+	rep.Summary.Resolved = cmp.Resolved()
+	rep.Annotate = cmp.Annotate
+	return cmp.Failed, nil
 }
 
 // startBaseline opens the report name, which may be compressed as ledgers
