@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
 )
 
 // chunk is a block of whole input lines, decoded by one worker.
