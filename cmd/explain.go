@@ -143,29 +143,52 @@ func explainRun(opts *ExplainOptions) error {
 		return failure(err)
 	}
 	if op == nil {
-		// Only now the ids are measured against the one asked for: even
-		// cut short (see nearest), millions of them take a while.
-		near := newNearest(opts.OperationID)
-		err := rep.Briefs(func(o *audit.Operation) error {
-			near.add(o.OperationID) // OperationID stays valid as long as rep
-			return nil
-		})
-		if err != nil {
-			return failure(err)
-		}
-		ids := near.ids()
-		msg := fmt.Sprintf("operation %q not found", opts.OperationID)
-		if len(ids) > 0 {
-			msg += "; closest ids: " + strings.Join(ids, ", ")
-		}
-		if n := rep.Summary.InvalidLines; n > 0 {
-			msg += fmt.Sprintf(" (%s skipped as invalid may hold it)", report.Plural(n, "line"))
-		}
-		if st, err := os.Stat(opts.OperationID); err == nil && st.Mode().IsRegular() {
-			msg += fmt.Sprintf("; %s is a file: the operation id comes first, explain OPERATION_ID [FILE...]", opts.OperationID)
-		}
-		return failure(fmt.Errorf("%s", report.Sanitize(msg)))
+		return notFound(opts.OperationID, rep)
 	}
+	records := inOrder(kept, names)
+	out := bufio.NewWriter(opts.Streams.Out)
+	if opts.Format == "json" {
+		err = writeExplainJSON(out, op, records, rep)
+	} else {
+		writeExplainText(out, op, records, rep)
+	}
+	if err == nil {
+		err = out.Flush()
+	}
+	if err != nil {
+		return failure(fmt.Errorf("writing explanation: %w", err))
+	}
+	return nil
+}
+
+// notFound is the error for an operation id no record has: it names the
+// closest ids there are. Only now the ids are measured against the one
+// asked for: even cut short (see nearest), millions of them take a while.
+func notFound(id string, rep *audit.Report) error {
+	near := newNearest(id)
+	err := rep.Briefs(func(o *audit.Operation) error {
+		near.add(o.OperationID) // OperationID stays valid as long as rep
+		return nil
+	})
+	if err != nil {
+		return failure(err)
+	}
+	msg := fmt.Sprintf("operation %q not found", id)
+	if ids := near.ids(); len(ids) > 0 {
+		msg += "; closest ids: " + strings.Join(ids, ", ")
+	}
+	if n := rep.Summary.InvalidLines; n > 0 {
+		msg += fmt.Sprintf(" (%s skipped as invalid may hold it)", report.Plural(n, "line"))
+	}
+	if st, err := os.Stat(id); err == nil && st.Mode().IsRegular() {
+		msg += fmt.Sprintf("; %s is a file: the operation id comes first, explain OPERATION_ID [FILE...]", id)
+	}
+	return failure(fmt.Errorf("%s", report.Sanitize(msg)))
+}
+
+// inOrder returns the kept records, named by their inputs' names, in time
+// order, then input order; untimed records after the timed ones.
+func inOrder(kept [][]explained, names []string) []*explained {
 	var records []*explained
 	for i := range kept {
 		for j := range kept[i] {
@@ -174,7 +197,6 @@ func explainRun(opts *ExplainOptions) error {
 			records = append(records, r)
 		}
 	}
-	// Time order, then input order; untimed records after the timed ones.
 	slices.SortStableFunc(records, func(a, b *explained) int {
 		switch {
 		case (a.ObservedAt == nil) != (b.ObservedAt == nil):
@@ -190,19 +212,7 @@ func explainRun(opts *ExplainOptions) error {
 		}
 		return cmp.Or(cmp.Compare(a.pos.Input, b.pos.Input), cmp.Compare(a.pos.Line, b.pos.Line))
 	})
-	out := bufio.NewWriter(opts.Streams.Out)
-	if opts.Format == "json" {
-		err = writeExplainJSON(out, op, records, rep)
-	} else {
-		writeExplainText(out, op, records, rep)
-	}
-	if err == nil {
-		err = out.Flush()
-	}
-	if err != nil {
-		return failure(fmt.Errorf("writing explanation: %w", err))
-	}
-	return nil
+	return records
 }
 
 func (e explained) clone() explained {
