@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,14 +172,30 @@ func TestRedrawOverwritesLongerLine(t *testing.T) {
 	}
 }
 
+// TestNothingBeforeDelay runs on synctest's clock, so that a run just
+// shorter than the delay writes nothing and one just longer does, whatever
+// the machine's load.
 func TestNothingBeforeDelay(t *testing.T) {
-	var a fakeAudit
-	var w bytes.Buffer
-	stop := Start(&w, true, a.counters(100), Options{Delay: time.Hour, Interval: time.Millisecond})
-	time.Sleep(30 * time.Millisecond) // a run that takes a while, but less than the delay
-	stop()
-	if w.Len() != 0 {
-		t.Errorf("a run shorter than the delay wrote %q", w.String())
+	for _, tc := range []struct {
+		run   time.Duration
+		wrote bool
+	}{
+		{time.Second - time.Nanosecond, false},
+		{time.Second + time.Nanosecond, true},
+	} {
+		t.Run(tc.run.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var a fakeAudit
+				var w bytes.Buffer
+				stop := Start(&w, true, a.counters(100), Options{Delay: time.Second, Interval: time.Millisecond})
+				time.Sleep(tc.run)
+				synctest.Wait() // the reporter has done all it will at this time
+				stop()
+				if wrote := w.Len() > 0; wrote != tc.wrote {
+					t.Errorf("a run of %v with a delay of 1s wrote %q; want something: %v", tc.run, w.String(), tc.wrote)
+				}
+			})
+		})
 	}
 }
 
@@ -273,16 +290,28 @@ func (w *failingWriter) Write([]byte) (int, error) {
 	return 0, errors.New("stderr closed")
 }
 
+// TestWriteErrorEndsProgressOnly runs on synctest's clock, so that twenty
+// ticks do pass after the failed write, however busy the machine is.
 func TestWriteErrorEndsProgressOnly(t *testing.T) {
-	var a fakeAudit
-	w := &failingWriter{first: make(chan struct{})}
-	stop := Start(w, true, a.counters(-1), fast)
-	<-w.first
-	time.Sleep(20 * time.Millisecond) // many ticks at fast's interval
-	stop()
-	if n := w.calls.Load(); n != 1 {
-		t.Errorf("writes after a failed write: %d calls, want 1", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var a fakeAudit
+		w := &failingWriter{first: make(chan struct{})}
+		var draws atomic.Int32
+		c := a.counters(-1)
+		c.Ops = func() int64 { draws.Add(1); return 0 } // read once a draw
+		stop := Start(w, true, c, fast)
+		<-w.first
+		before := draws.Load()
+		time.Sleep(20 * fast.Interval)
+		synctest.Wait()
+		stop()
+		if n := w.calls.Load(); n != 1 {
+			t.Errorf("writes after a failed write: %d calls, want 1", n)
+		}
+		if ticks := draws.Load() - before; ticks < 20 {
+			t.Errorf("%d draws after the failed write; want 20, one a tick", ticks)
+		}
+	})
 }
 
 func TestRateWindow(t *testing.T) {
