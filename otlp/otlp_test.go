@@ -623,7 +623,9 @@ func TestSniff(t *testing.T) {
 			}
 		})
 	}
-	want := "OTLP protobuf / length-prefixed file exporter output is not supported; configure the file exporter with format: json"
+	// It names what writes frames, for the user who has format: json
+	// already, and what to do.
+	want := "OTLP protobuf and length-prefixed frames are not supported (the collector's file exporter writes frames, not lines, with format: proto and with compression: zstd, even with format: json); configure it with format: json and no compression, and compress the whole file with gzip or zstd instead if need be"
 	if ErrBinary.Error() != want {
 		t.Errorf("ErrBinary = %q, want %q", ErrBinary, want)
 	}

@@ -6,8 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// ErrBinary is the error Sniff returns for input that is not JSON text.
-var ErrBinary = errors.New("OTLP protobuf / length-prefixed file exporter output is not supported; configure the file exporter with format: json")
+// ErrBinary is the error Sniff returns for input that is not JSON text. Its
+// most likely source is a file exporter that has format: json already, but
+// also a compression setting, which makes it write frames rather than
+// lines: so it says that, not only which format to set.
+var ErrBinary = errors.New("OTLP protobuf and length-prefixed frames are not supported (the collector's file exporter writes frames, not lines, with format: proto and with compression: zstd, even with format: json); configure it with format: json and no compression, and compress the whole file with gzip or zstd instead if need be")
 
 // Sniff looks at the first bytes of an input (after any decompression of
 // the whole stream: gzip and zstd files are recognised before this) and
