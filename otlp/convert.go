@@ -321,6 +321,12 @@ func (c *Converter) convertSpan(sp *span, pos audit.Position) (audit.Record, boo
 		if err != nil {
 			return audit.Record{}, false, &SpanError{Source: attrSource(attr), Err: &audit.FieldError{Field: field, Msg: err.Error()}}
 		}
+		if v != nil && defaulted(field) && string(v.StringValue) == `""` {
+			// SPEC counts "" as absent, so the span's own default applies,
+			// as for an empty AnyValue; Decode would only drop the "".
+			// (lookup has checked that v holds one variant.)
+			v = nil
+		}
 		if v != nil {
 			s, isString, err := c.add(field, attr, v)
 			if err != nil {
@@ -389,6 +395,12 @@ func (c *Converter) sourceOf(field string) string {
 		return attrSource(*a)
 	}
 	return ""
+}
+
+// defaulted reports whether a ledger field has a default from the span
+// itself, which applies when its attribute is absent.
+func defaulted(field string) bool {
+	return field == "attemptId" || field == "observedAt" || field == "result"
 }
 
 func attrSource(name string) string { return fmt.Sprintf("attribute %q", name) }
@@ -605,9 +617,11 @@ func timeoutLike(s string) bool {
 
 // normalizeID checks a span id: empty, or 16 hex digits in either case. It
 // returns the id in lower case, so exports that differ only in case name the
-// same attempt: id itself when it is, which may alias the line.
+// same attempt: id itself when it is, which may alias the line. An id of
+// zeros is "": trace.proto calls it invalid, no id, and as an attempt id it
+// would make one attempt of every span that has it.
 func normalizeID(id string) (string, error) {
-	if id == "" {
+	if id == "" || id == "0000000000000000" {
 		return "", nil
 	}
 	if len(id) != 16 {

@@ -390,6 +390,23 @@ func TestConvert(t *testing.T) {
 				spanJSON(`{}`, isAttempt, op1, str("effect.idempotency_key", `b\\\n`))),
 			[]audit.Record{attempt(audit.Record{IdempotencyKey: "aé\""}), attempt(audit.Record{IdempotencyKey: "b\\\n"})},
 		},
+		{"all-zero span id is no id", strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", "0000000000000000", 1), []audit.Record{attempt(audit.Record{AttemptID: "-"})}},
+		{
+			`"" attributes take the span's defaults, as absent ones do`,
+			export("", "", spanJSON(`{"code":2,"message":"deadline exceeded"}`, isAttempt, op1,
+				str("effect.attempt_id", ""), str("effect.observed_at", ""), str("effect.result", ""))),
+			[]audit.Record{attempt(audit.Record{Result: "timeout"})},
+		},
+		{
+			`"" on the span hides the scope's value, as an empty AnyValue does`,
+			export("", str("effect.result", "success"), spanJSON(`{"code":2}`, isAttempt, op1, str("effect.result", ""))),
+			[]audit.Record{attempt(audit.Record{Result: "error"})},
+		},
+		{
+			`"" result of an effect is present`,
+			export("", "", spanJSON(`{}`, isEffect, op1, str("effect.ref", "ticket-1"), str("effect.result", ""))),
+			[]audit.Record{{Type: audit.Effect, OperationID: "op-1", EffectRef: "ticket-1", Result: "present", ObservedAt: end, HasObservedAt: true, Pos: audit.Position{Input: 1, Line: 3}}},
+		},
 		{"spans without effect.record are skipped", export("", "", spanJSON(`{}`, op1), spanJSON(`{}`)), nil},
 		{"empty resourceSpans", `{"resourceSpans":[]}`, nil},
 		{"null resourceSpans", `{"resourceSpans":null}`, nil},
