@@ -213,7 +213,7 @@ func refuseBaselineFiles(opts *AuditOptions) error {
 // word.
 func warnNothingAudited(w io.Writer, sum *audit.Summary) {
 	switch {
-	case sum.Records == 0:
+	case sum.Records == 0 && sum.Operations == 0: // OTLP lines that are invalid may hold operations
 		fmt.Fprintf(w, "effectaudit: warning: no records in %s; nothing was audited\n", report.Plural(sum.Lines, "line"))
 	case sum.Operations == 0: // only OTLP records (export lines) hold no operation
 		fmt.Fprintf(w, "effectaudit: warning: no span in %s is marked as an attempt or effect (by effect.record, or the attribute --map type= names); nothing was audited\n",

@@ -20,6 +20,7 @@ import (
 func FuzzIsOTLP(f *testing.F) {
 	for _, seed := range []string{
 		`{"resourceSpans":[]}` + "\n",
+		`{"resourceMetrics":[]}` + "\n" + `{"resourceSpans":[]}` + "\n",
 		`{"type":"attempt","operationId":"o","resourceSpans":[]}` + "\n",
 		"\x0c{\"type\":\"effect\"}\n{\"type\":\"effect\",\"operationId\":\"o\",\"effectRef\":\"r\"}\n",
 		"\n\x0a\x02\x0a\x00binary\n",
@@ -60,7 +61,7 @@ func FuzzIsOTLP(f *testing.F) {
 			var p ndjson.Parser
 			if members, perr := p.Parse(bytes.TrimRight(lines[first], "\r")); perr == nil && isOTLP && !otlp.Looks(members) &&
 				len(lines[first]) < otlpSniffBytes {
-				t.Fatalf("a first line without resourceSpans, or with a type or operationId, taken for OTLP: %q", lines[first])
+				t.Fatalf("a first line without an export's member, or with a type or operationId, taken for OTLP: %q", lines[first])
 			}
 			if errors.Is(err, otlp.ErrBinary) && len(data) < otlpSniffBytes {
 				for _, l := range lines[first+1:] {
@@ -69,7 +70,8 @@ func FuzzIsOTLP(f *testing.F) {
 						continue
 					}
 					for _, m := range members {
-						if name := string(m.Name); name == "type" || name == "operationId" || name == "resourceSpans" {
+						if name := string(m.Name); name == "type" || name == "operationId" || name == "resourceSpans" ||
+							name == "resourceMetrics" || name == "resourceLogs" {
 							t.Fatalf("refused as binary, yet line %q is a record or an export", l)
 						}
 					}
@@ -99,6 +101,8 @@ func TestNextKind(t *testing.T) {
 		{"nothing", "", true, otherLine},
 		{"a record mapped from elsewhere", `{"kind":"effect","o":{"id":"x"}}` + "\n", false, recordLine},
 		{"an object of neither", `{"a":1}` + "\n", true, otherLine},
+		{"a logs export", `{"resourceLogs":[]}` + "\n", false, exportLine},
+		{"a last line cut short that starts as a metrics export", `{"resourceMetrics":[{"scopeMetrics":[`, false, exportLine},
 	}
 	fields, err := fieldmap.Parse([]string{"type=kind", "operationId=o.id"})
 	if err != nil {
@@ -163,6 +167,12 @@ func TestIsOTLPAuto(t *testing.T) {
 		{"a record with resourceSpans first, cut by the prefix", strings.Repeat("\n", otlpSniffBytes-40) +
 			`{"resourceSpans":null,"type":"attempt","operationId":"op-1","result":"timeout"}` + "\n", false, nil},
 		{"a bad first line alone, like an export", `{"resourceSpans":[},` + "\n", true, nil},
+		{"a metrics export, then trace exports (one file exporter, several pipelines)", `{"resourceMetrics":[{"scopeMetrics":[]}]}` + "\n" + export, true, nil},
+		{"a logs export alone", `{"resourceLogs":[]}` + "\n", true, nil},
+		{"a bad first line, then a metrics export", "oops\n" + `{"resourceMetrics":[]}` + "\n", true, nil},
+		{"a first metrics line longer than the prefix", strings.Replace(long, "resourceSpans", "resourceMetrics", 1), true, nil},
+		{"a record carrying resourceMetrics", `{"type":"effect","operationId":"o","resourceMetrics":[]}` + "\n", false, nil},
+		{"a profiles export (not read)", `{"resourceProfiles":[]}` + "\n", false, nil},
 		{"a bad first line alone", "oops\n", false, nil},
 		{"a protobuf request whose length is a digit", request, false, otlp.ErrBinary},
 		{"a protobuf request whose length is a control byte", "\x0a\x12" + request[2:], false, otlp.ErrBinary},

@@ -452,6 +452,8 @@ func (w *worker) record(d *decoded, content []byte, line int, offset int64) *ndj
 			w.route(d, &rec)
 		})
 		if err != nil {
+			// Some spans failed: the line is invalid, but the records of
+			// its other spans, emitted above, are audited (see Convert).
 			return &ndjson.ParseError{Line: line, Offset: offset, Err: err}
 		}
 		d.records++

@@ -300,6 +300,67 @@ func TestOTLPDeterministic(t *testing.T) {
 	}
 }
 
+// TestOTLPBadSpans checks an OTLP input whose lines mix valid spans with
+// bad ones, among metrics exports (a file exporter serving several
+// pipelines): the valid spans of a line with bad ones are audited, and the
+// line counted as invalid and rejected verbatim, while a metrics line is a
+// record line of no span; so an operation whose second effect shares a
+// line with a bad span is a duplicate. The report and the rejects are the
+// same whatever the number of goroutines and the chunk size.
+func TestOTLPBadSpans(t *testing.T) {
+	span := func(id, attrs string) string {
+		return `{"spanId":"` + id + `","endTimeUnixNano":"1795942800120000000","attributes":[` + attrs + `],"status":{"code":1}}`
+	}
+	attr := func(k, v string) string { return `{"key":"` + k + `","value":{"stringValue":"` + v + `"}}` }
+	line := func(spans ...string) string {
+		return `{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[` + strings.Join(spans, ",") + `]}]}]}` + "\n"
+	}
+	bad := span("00000000000000b9", attr("effect.record", "attempt")) // no operation id
+	const metrics = `{"resourceMetrics":[{"resource":{},"scopeMetrics":[{"metrics":[{"name":"calls","sum":{"dataPoints":[{"asInt":"3"}]}}]}]}]}` + "\n"
+	const ops = 300
+	var input, wantRejects strings.Builder
+	for i := range ops {
+		op := attr("effect.operation_id", fmt.Sprintf("op-%d", i))
+		attempt := line(span(fmt.Sprintf("%016x", i+1), attr("effect.record", "attempt")+","+op), bad)
+		effect2 := line(bad, span("00000000000000e2", attr("effect.record", "effect")+","+op+","+attr("effect.ref", "charge-2")))
+		input.WriteString(attempt)
+		input.WriteString(line(span("00000000000000e1", attr("effect.record", "effect")+","+op+","+attr("effect.ref", "charge-1"))))
+		input.WriteString(metrics)
+		input.WriteString(effect2)
+		wantRejects.WriteString(attempt + effect2)
+	}
+	want := audit.Summary{
+		Lines: 4 * ops, Records: 2 * ops, InvalidLines: 2 * ops, // lines = blank + records + invalid
+		Attempts: ops, EffectObservations: 2 * ops, Operations: ops,
+	}
+	var first string
+	for _, c := range configs {
+		var rejects bytes.Buffer
+		p := New(Options{Rejects: &rejects, Workers: c.workers, Shards: c.shards, ChunkSize: c.chunk, OTLP: otlp.DefaultMapping()},
+			func() *audit.Auditor { return audit.New(nil) })
+		if err := p.Read(Input{Name: "otlp", R: strings.NewReader(input.String()), OTLP: true}, 0); err != nil {
+			t.Fatal(err)
+		}
+		rep := p.Report()
+		got := rep.Summary
+		got.Labels, got.Findings = nil, nil
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("w%d-s%d-c%d: summary (-want +got):\n%s", c.workers, c.shards, c.chunk, diff)
+		}
+		if n := rep.Summary.Labels[audit.Duplicate]; n != ops {
+			t.Errorf("w%d-s%d-c%d: %d duplicates, want %d", c.workers, c.shards, c.chunk, n, ops)
+		}
+		if diff := cmp.Diff(wantRejects.String(), rejects.String()); diff != "" {
+			t.Errorf("w%d-s%d-c%d: rejects (-want +got):\n%s", c.workers, c.shards, c.chunk, diff)
+		}
+		if out := render(t, rep); first == "" {
+			first = out
+		} else if diff := cmp.Diff(first, out); diff != "" {
+			t.Errorf("w%d-s%d-c%d: report (-first +this):\n%s", c.workers, c.shards, c.chunk, diff)
+		}
+	}
+}
+
 // TestPipelineMapsFields checks that a ledger whose fields sit elsewhere,
 // read with a field map, gives the report of the plain ledger whatever the
 // number of goroutines: the records of mapped lines, escaped values among

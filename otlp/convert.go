@@ -24,14 +24,25 @@ import (
 type (
 	request struct {
 		ResourceSpans []resourceSpans `json:"resourceSpans"`
+		// The exports of the other signals, kept raw only to tell them from
+		// a line that is no export: a file exporter that serves the
+		// metrics or logs pipeline too writes them into the same file.
+		ResourceMetrics json.RawMessage `json:"resourceMetrics"`
+		ResourceLogs    json.RawMessage `json:"resourceLogs"`
 	}
 	resourceSpans struct {
 		Resource   attributes   `json:"resource"`
 		ScopeSpans []scopeSpans `json:"scopeSpans"`
+		// The name before OTLP 0.15 (2022), which older collectors and
+		// SDKs still write: read when scopeSpans is empty, as trace.proto
+		// told receivers to (a sender may have written both, the same
+		// spans twice).
+		LegacyScopeSpans []scopeSpans `json:"instrumentationLibrarySpans"`
 	}
 	scopeSpans struct {
-		Scope attributes `json:"scope"`
-		Spans []span     `json:"spans"`
+		Scope       attributes `json:"scope"`
+		LegacyScope attributes `json:"instrumentationLibrary"` // the scope, in a legacy element
+		Spans       []span     `json:"spans"`
 	}
 	attributes struct {
 		Attributes []keyValue `json:"attributes"`
@@ -108,26 +119,32 @@ func jsonError(err error) error {
 	return fmt.Errorf("OTLP/JSON: %w", err)
 }
 
+// signalMembers are the members that make an object an OTLP/JSON export:
+// of traces, or of metrics or logs, which a collector's file exporter
+// serving those pipelines too writes into the same file (the export holds
+// no span, but it is no ledger record either).
+var signalMembers = [...]string{"resourceSpans", "resourceMetrics", "resourceLogs"}
+
 // Looks reports whether a parsed line (its top-level members) is an OTLP
-// trace export: it has a resourceSpans member and is no ledger record, which
-// may carry any unknown member, resourceSpans too, but always has a type and
-// an operationId.
+// export: it has one of signalMembers and is no ledger record, which may
+// carry any unknown member, those too, but always has a type and an
+// operationId.
 func Looks(members []ndjson.Member) bool {
-	spans := false
+	export := false
 	for _, m := range members {
 		switch string(m.Name) {
-		case "resourceSpans":
-			spans = true
+		case signalMembers[0], signalMembers[1], signalMembers[2]:
+			export = true
 		case "type", "operationId":
 			return false
 		}
 	}
-	return spans
+	return export
 }
 
 // LooksLong is Looks for the start of a line too long to parse whole: an
-// OTLP/JSON export has resourceSpans as its only member, and its encoders
-// write it first, with an array of spans as its value; a ledger record
+// OTLP/JSON export has one of signalMembers as its only member, and its
+// encoders write it first, with an array as its value; a ledger record
 // seldom runs to kilobytes, let alone starts with such a member (one that
 // does, as an unknown field, with any other value, stays a record).
 func LooksLong(prefix []byte) bool {
@@ -135,12 +152,16 @@ func LooksLong(prefix []byte) bool {
 	if len(p) == 0 || p[0] != '{' {
 		return false
 	}
-	p, ok := bytes.CutPrefix(bytes.TrimLeft(p[1:], " \t\r"), []byte(`"resourceSpans"`))
-	if !ok {
-		return false
+	p = bytes.TrimLeft(p[1:], " \t\r")
+	for _, name := range signalMembers {
+		rest, ok := bytes.CutPrefix(p, []byte(`"`+name+`"`))
+		if !ok {
+			continue
+		}
+		rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, " \t\r"), []byte(":"))
+		return ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r"), []byte("["))
 	}
-	p, ok = bytes.CutPrefix(bytes.TrimLeft(p, " \t\r"), []byte(":"))
-	return ok && bytes.HasPrefix(bytes.TrimLeft(p, " \t\r"), []byte("["))
+	return false
 }
 
 // Converter turns OTLP/JSON lines into ledger records. Set Mapping (usually
@@ -150,11 +171,13 @@ func LooksLong(prefix []byte) bool {
 type Converter struct {
 	Mapping Mapping
 
-	// Counters over the lines converted without error: every span seen, and
-	// those skipped for want of the Type attribute.
+	// Counters over the lines whose spans were read (all but those that
+	// fail as a whole): every span seen, and those skipped for want of the
+	// Type attribute. The others converted, or failed (see SpanErrors).
 	Spans, Skipped int
 
 	plain   plainDecoder
+	req     request
 	stdOnly bool // for tests: decode every line with json.Unmarshal
 	dec     audit.Decoder
 	recs    []audit.Record
@@ -181,6 +204,7 @@ type pending struct {
 // SpanError says why a selected span does not make a valid record.
 type SpanError struct {
 	Resource, Scope, Span int    // indexes in resourceSpans, scopeSpans and spans
+	Legacy                bool   // Scope indexes instrumentationLibrarySpans
 	SpanID                string // as in the input; "" if the span has none
 	// Source is what the faulty field was read from: `attribute "..."`,
 	// "spanId", "endTimeUnixNano" or "status"; "" when the fault is the
@@ -190,9 +214,15 @@ type SpanError struct {
 }
 
 func (e *SpanError) Error() string {
-	where := fmt.Sprintf("resourceSpans[%d].scopeSpans[%d].spans[%d]", e.Resource, e.Scope, e.Span)
+	scopes := "scopeSpans"
+	if e.Legacy {
+		scopes = "instrumentationLibrarySpans"
+	}
+	where := fmt.Sprintf("resourceSpans[%d].%s[%d].spans[%d]", e.Resource, scopes, e.Scope, e.Span)
 	if e.SpanID != "" {
-		where = fmt.Sprintf("span %q (%s)", e.SpanID, where)
+		// Clipped: a line's error names several spans, whose ids may be
+		// anything as long as the line.
+		where = fmt.Sprintf("span %q (%s)", clipString(e.SpanID), where)
 	}
 	var fe *audit.FieldError
 	switch {
@@ -206,16 +236,65 @@ func (e *SpanError) Error() string {
 
 func (e *SpanError) Unwrap() error { return e.Err }
 
+// SpanErrors is the error of a line some of whose selected spans fail: the
+// first few of them, and how many there are, so that a line of thousands
+// of bad spans does not make a message of megabytes.
+type SpanErrors struct {
+	Errs  []*SpanError // the first maxSpanErrors, in the order of the line
+	Count int          // every span that failed
+}
+
+// maxSpanErrors is how many failing spans a line's error names, as reasons
+// elsewhere name at most three values of a list and count the rest.
+const maxSpanErrors = 3
+
+func (e *SpanErrors) add(se *SpanError) {
+	e.Count++
+	if len(e.Errs) < maxSpanErrors {
+		e.Errs = append(e.Errs, se)
+	}
+}
+
+func (e *SpanErrors) Error() string {
+	if e.Count == 1 {
+		return e.Errs[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d invalid spans: ", e.Count)
+	for i, se := range e.Errs {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(se.Error())
+	}
+	if more := e.Count - len(e.Errs); more > 0 {
+		fmt.Fprintf(&b, "; and %d more", more)
+	}
+	return b.String()
+}
+
+func (e *SpanErrors) Unwrap() []error {
+	errs := make([]error, len(e.Errs))
+	for i, se := range e.Errs {
+		errs[i] = se
+	}
+	return errs
+}
+
 // Convert turns one line, a TracesData or ExportTraceServiceRequest object,
 // into records: one per span that carries the Type attribute, in the order
 // of the line, each validated by audit.Decoder.Decode and positioned at pos.
 //
-// The line is the unit of accounting: if any selected span fails, Convert
-// returns its *SpanError and emits nothing from the line, just as one bad
-// field makes a whole ledger line invalid. A line that is not valid UTF-8,
-// is not OTLP/JSON of the expected shape, or has no resourceSpans member is
-// an error too. Spans without the Type attribute are skipped and counted,
-// whatever else they hold.
+// A selected span that fails does not stop the others: a line is a batch
+// of spans of unrelated operations, and dropping them all for one bad span
+// could hide, under --skip-invalid, a duplicate effect of another
+// operation. Convert emits the records of the spans that convert and then
+// returns a *SpanErrors naming those that failed: the line is still an
+// invalid line. A line that is not valid UTF-8, is not OTLP/JSON of the
+// expected shape, or is no export at all (see signalMembers) is an error
+// that emits nothing. An export of metrics or logs holds no span: it
+// converts to no record, without error. Spans without the Type attribute
+// are skipped and counted, whatever else they hold.
 //
 // emit is called only after the whole line has converted. Like a record
 // from audit.Decoder, the record it receives, strings included, is valid
@@ -225,19 +304,20 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	if !utf8.Valid(line) {
 		return errors.New("OTLP/JSON: invalid UTF-8")
 	}
-	var req request
-	if c.stdOnly || !c.plain.decode(line, &req) {
-		req = request{}
-		if err := json.Unmarshal(line, &req); err != nil {
+	// The request is the Converter's, as a local one would escape to the
+	// heap on every line; it is cleared after, not to hold on to the line.
+	req := &c.req
+	defer func() { *req = request{} }()
+	if c.stdOnly || !c.plain.decode(line, req) {
+		*req = request{}
+		if err := json.Unmarshal(line, req); err != nil {
 			return jsonError(err)
 		}
 	}
 	rss := req.ResourceSpans
 	if rss == nil {
-		// Absent or null? Only the rare empty export pays for asking.
-		var top map[string]json.RawMessage
-		if json.Unmarshal(line, &top) != nil || top["resourceSpans"] == nil {
-			return errors.New("not an OTLP trace export: no resourceSpans member")
+		if err := noSpans(line, req); err != nil {
+			return err
 		}
 	}
 
@@ -249,26 +329,37 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	c.names.update(&c.Mapping)
 	index := !c.noIndex
 	spans, skipped := 0, 0
+	var bad *SpanErrors // made at the first: most lines have none
 	for ri := range rss {
 		rs := &rss[ri]
 		c.resAttrs.reset(rs.Resource.Attributes, &c.names, index)
-		for si := range rs.ScopeSpans {
-			ss := &rs.ScopeSpans[si]
-			c.scopeAttrs.reset(ss.Scope.Attributes, &c.names, index)
+		scopes, legacy := rs.ScopeSpans, false
+		if len(scopes) == 0 && len(rs.LegacyScopeSpans) > 0 {
+			scopes, legacy = rs.LegacyScopeSpans, true
+		}
+		for si := range scopes {
+			ss := &scopes[si]
+			scope := &ss.Scope
+			if legacy {
+				scope = &ss.LegacyScope
+			}
+			c.scopeAttrs.reset(scope.Attributes, &c.names, index)
 			for pi := range ss.Spans {
 				spans++
 				rec, ok, err := c.convertSpan(&ss.Spans[pi], pos)
-				if err != nil {
-					c.dropLists()
-					err.Resource, err.Scope, err.Span = ri, si, pi
+				switch {
+				case err != nil:
+					err.Resource, err.Scope, err.Span, err.Legacy = ri, si, pi, legacy
 					err.SpanID = strings.Clone(ss.Spans[pi].SpanID) // it may alias the line
-					return err
-				}
-				if !ok {
+					if bad == nil {
+						bad = &SpanErrors{}
+					}
+					bad.add(err)
+				case !ok:
 					skipped++
-					continue
+				default:
+					c.recs = append(c.recs, rec)
 				}
-				c.recs = append(c.recs, rec)
 			}
 		}
 	}
@@ -277,6 +368,33 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	c.Skipped += skipped
 	for i := range c.recs {
 		emit(&c.recs[i])
+	}
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// noSpans checks a line whose resourceSpans is absent or null: a trace
+// export of no span if it has the member (null), an export of another
+// signal if it has one of theirs, and otherwise no export at all. Only
+// those rare lines pay for parsing the line again.
+func noSpans(line []byte, req *request) error {
+	for _, other := range [...]struct {
+		name string
+		raw  json.RawMessage
+	}{{"resourceMetrics", req.ResourceMetrics}, {"resourceLogs", req.ResourceLogs}} {
+		if len(other.raw) == 0 {
+			continue
+		}
+		if other.raw[0] != '[' && string(other.raw) != "null" {
+			return fmt.Errorf("OTLP/JSON: %s: got %s, want an array", other.name, clip(other.raw))
+		}
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(line, &top) != nil || top["resourceSpans"] == nil {
+		return errors.New("not an OTLP export: no resourceSpans, resourceMetrics or resourceLogs member")
 	}
 	return nil
 }

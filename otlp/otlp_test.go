@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -407,6 +408,26 @@ func TestConvert(t *testing.T) {
 			export("", "", spanJSON(`{}`, isEffect, op1, str("effect.ref", "ticket-1"), str("effect.result", ""))),
 			[]audit.Record{{Type: audit.Effect, OperationID: "op-1", EffectRef: "ticket-1", Result: "present", ObservedAt: end, HasObservedAt: true, Pos: audit.Position{Input: 1, Line: 3}}},
 		},
+		{
+			"legacy instrumentationLibrarySpans",
+			`{"resourceSpans":[{"instrumentationLibrarySpans":[{"instrumentationLibrary":{"name":"tools","attributes":[` + str("effect.scope", "lib") + `]},"spans":[` +
+				spanJSON(`{"code":1}`, isAttempt, op1) + `]}]}]}`,
+			[]audit.Record{attempt(audit.Record{Result: "success", Scope: "lib"})},
+		},
+		{
+			"legacy instrumentationLibrarySpans when scopeSpans is empty",
+			`{"resourceSpans":[{"scopeSpans":[],"instrumentationLibrarySpans":[{"spans":[` + spanJSON(`{"code":1}`, isAttempt, op1) + `]}]}]}`,
+			[]audit.Record{attempt(audit.Record{Result: "success"})},
+		},
+		{
+			"scopeSpans wins over instrumentationLibrarySpans, which may double it",
+			`{"resourceSpans":[{"scopeSpans":[{"spans":[` + spanJSON(`{"code":1}`, isAttempt, op1) + `]}],` +
+				`"instrumentationLibrarySpans":[{"spans":[` + spanJSON(`{"code":2}`, isAttempt, op1) + `]}]}]}`,
+			[]audit.Record{attempt(audit.Record{Result: "success"})},
+		},
+		{"a metrics export holds no span", `{"resourceMetrics":[{"resource":{},"scopeMetrics":[{"metrics":[{"name":"calls"}]}]}]}`, nil},
+		{"a logs export holds no span", `{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"body":{"stringValue":"x"}}]}]}]}`, nil},
+		{"null resourceLogs", `{"resourceLogs":null}`, nil},
 		{"spans without effect.record are skipped", export("", "", spanJSON(`{}`, op1), spanJSON(`{}`)), nil},
 		{"empty resourceSpans", `{"resourceSpans":[]}`, nil},
 		{"null resourceSpans", `{"resourceSpans":null}`, nil},
@@ -440,7 +461,6 @@ func mustInstant(t *testing.T, s string) audit.Instant {
 
 func TestConvertErrors(t *testing.T) {
 	const where = `span "00f067aa0ba902b7" (resourceSpans[0].scopeSpans[0].spans[0]): `
-	good := spanJSON(`{"code":1}`, isAttempt, op1)
 	tests := []struct {
 		name string
 		line string
@@ -496,14 +516,18 @@ func TestConvertErrors(t *testing.T) {
 			where + `field "result" (from status): code 3; want 0, 1, 2 or STATUS_CODE_UNSET, STATUS_CODE_OK, STATUS_CODE_ERROR`},
 		{"bad span id", strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", "not-a-span-id", 1),
 			`span "not-a-span-id" (resourceSpans[0].scopeSpans[0].spans[0]): spanId: "not-a-span-id" is not 16 hex digits`},
+		{"a long span id is clipped", strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", strings.Repeat("x", 100), 1),
+			`span "` + strings.Repeat("x", 32) + `…" (resourceSpans[0].scopeSpans[0].spans[0]): spanId: "` + strings.Repeat("x", 32) + `…" is not 16 hex digits`},
 		{"span id of 16 characters not all hex", strings.Replace(export("", "", spanJSON(`{}`, isAttempt, op1)), "00f067aa0ba902b7", "00f067aa0ba902bz", 1),
 			`span "00f067aa0ba902bz" (resourceSpans[0].scopeSpans[0].spans[0]): spanId: "00f067aa0ba902bz" is not 16 hex digits`},
-		{"one bad span invalidates the line", export("", "", good, spanJSON(`{}`, isAttempt)),
-			`span "00f067aa0ba902b7" (resourceSpans[0].scopeSpans[0].spans[1]): field "operationId" (from attribute "effect.operation_id"): missing or empty`},
+		{"a legacy span's place", `{"resourceSpans":[{"instrumentationLibrarySpans":[{"spans":[` + spanJSON(`{}`, isAttempt) + `]}]}]}`,
+			`span "00f067aa0ba902b7" (resourceSpans[0].instrumentationLibrarySpans[0].spans[0]): field "operationId" (from attribute "effect.operation_id"): missing or empty`},
 		{"no span id in the message when there is none", strings.Replace(export("", "", spanJSON(`{}`, isAttempt)), "00f067aa0ba902b7", "", 1),
 			`resourceSpans[0].scopeSpans[0].spans[0]: field "operationId" (from attribute "effect.operation_id"): missing or empty`},
 		{"not JSON", `{"resourceSpans":`, `OTLP/JSON: unexpected end of JSON input`},
-		{"not a trace export", `{"resourceLogs":[]}`, `not an OTLP trace export: no resourceSpans member`},
+		{"not an export", `{"traces":[]}`, `not an OTLP export: no resourceSpans, resourceMetrics or resourceLogs member`},
+		{"resourceMetrics not an array", `{"resourceMetrics":{"scopeMetrics":[]}}`, `OTLP/JSON: resourceMetrics: got {"scopeMetrics":[]}, want an array`},
+		{"resourceLogs not an array", `{"resourceLogs":5}`, `OTLP/JSON: resourceLogs: got 5, want an array`},
 		{"resourceSpans not an array", `{"resourceSpans":{}}`, `OTLP/JSON: resourceSpans: got object, want an array`},
 		{"span id not a string", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":7}]}]}]}`, `OTLP/JSON: resourceSpans.scopeSpans.spans.spanId: got number, want a string`},
 		{"attributes not an array", `{"resourceSpans":[{"resource":{"attributes":{}}}]}`, `OTLP/JSON: resourceSpans.resource.attributes: got object, want an array`},
@@ -521,8 +545,14 @@ func TestConvertErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("error:\n got %s\nwant %s", err, tt.err)
 			}
-			if c.Spans != 0 || c.Skipped != 0 {
-				t.Errorf("a failed line counted %d spans, %d skipped", c.Spans, c.Skipped)
+			// A line that fails as a whole counts no span; one whose spans
+			// fail counts them, as neither skipped nor converted.
+			failed := 0
+			if ses, ok := err.(*SpanErrors); ok {
+				failed = ses.Count
+			}
+			if c.Spans-c.Skipped != failed {
+				t.Errorf("a failed line counted %d spans, %d skipped, with %d spans failing", c.Spans, c.Skipped, failed)
 			}
 			var se *SpanError
 			if errors.As(err, &se) {
@@ -539,15 +569,79 @@ func TestConverterCounts(t *testing.T) {
 	c := &Converter{Mapping: DefaultMapping()}
 	lines := []string{
 		export("", "", spanJSON(`{}`, isAttempt, op1), spanJSON(`{}`)),
-		export("", "", spanJSON(`{}`, isAttempt)), // fails: not counted
+		export("", "", spanJSON(`{}`, isAttempt)), // its span fails: counted
+		`{"resourceSpans":{}}`,                    // fails as a whole: not counted
 		export("", "", spanJSON(`{}`), spanJSON(`{}`)),
 	}
 	n := 0
 	for i, l := range lines {
 		_ = c.Convert([]byte(l), audit.Position{Line: i + 1}, func(*audit.Record) { n++ })
 	}
-	if c.Spans != 4 || c.Skipped != 3 || n != 1 {
-		t.Errorf("spans %d, skipped %d, records %d; want 4, 3, 1", c.Spans, c.Skipped, n)
+	if c.Spans != 5 || c.Skipped != 3 || n != 1 {
+		t.Errorf("spans %d, skipped %d, records %d; want 5, 3, 1", c.Spans, c.Skipped, n)
+	}
+}
+
+// TestConvertPartial checks that a bad span does not drop the other spans
+// of its line (a batch of unrelated operations): they convert, and the
+// line's error names the bad ones, the first few of a long list.
+func TestConvertPartial(t *testing.T) {
+	good := spanJSON(`{"code":1}`, isAttempt, op1)
+	bad := spanJSON(`{}`, isAttempt) // no operation id
+	const missing = `: field "operationId" (from attribute "effect.operation_id"): missing or empty`
+	at := func(i int) string {
+		return fmt.Sprintf(`span "00f067aa0ba902b7" (resourceSpans[0].scopeSpans[0].spans[%d])`, i) + missing
+	}
+	// The second line of the review's batch.jsonl: op-A's second effect,
+	// and an unrelated attempt without an operation id.
+	batch := `{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[{"spanId":"00000000000000e2","endTimeUnixNano":"1795942805120000000","attributes":[{"key":"effect.record","value":{"stringValue":"effect"}},{"key":"effect.operation_id","value":{"stringValue":"op-A"}},{"key":"effect.ref","value":{"stringValue":"charge-2"}}]},{"spanId":"00000000000000b9","endTimeUnixNano":"1795942805120000000","attributes":[{"key":"effect.record","value":{"stringValue":"attempt"}}],"status":{"code":1}}]}]}]}`
+	type result struct {
+		Records []string // operation id and type of each record
+		Err     string
+		Count   int // SpanErrors.Count
+		Spans   int
+		Skipped int
+	}
+	many := make([]string, 10000)
+	for i := range many {
+		many[i] = bad
+	}
+	tests := []struct {
+		name string
+		line string
+		want result
+	}{
+		{"a good span, then a bad one", export("", "", good, bad),
+			result{[]string{"op-1 attempt"}, at(1), 1, 2, 0}},
+		{"bad, skipped, good, bad", export("", "", bad, spanJSON(`{}`), good, bad),
+			result{[]string{"op-1 attempt"}, "2 invalid spans: " + at(0) + "; " + at(3), 2, 4, 1}},
+		{"the first three of five bad spans", export("", "", bad, bad, good, bad, bad, bad),
+			result{[]string{"op-1 attempt"}, "5 invalid spans: " + at(0) + "; " + at(1) + "; " + at(3) + "; and 2 more", 5, 6, 0}},
+		{"10,000 bad spans", export("", "", append(many, good)...),
+			result{[]string{"op-1 attempt"}, "10000 invalid spans: " + at(0) + "; " + at(1) + "; " + at(2) + "; and 9997 more", 10000, 10001, 0}},
+		{"the review's batch", batch,
+			result{[]string{"op-A effect"}, `span "00000000000000b9" (resourceSpans[0].scopeSpans[0].spans[1])` + missing, 1, 2, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Converter{Mapping: DefaultMapping()}
+			var got result
+			err := c.Convert([]byte(tt.line), audit.Position{Line: 1}, func(r *audit.Record) {
+				got.Records = append(got.Records, r.OperationID+" "+r.Type.String())
+			})
+			var ses *SpanErrors
+			if !errors.As(err, &ses) {
+				t.Fatalf("error %v (%T), want a *SpanErrors", err, err)
+			}
+			got.Err, got.Count, got.Spans, got.Skipped = err.Error(), ses.Count, c.Spans, c.Skipped
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			var se *SpanError
+			if !errors.As(err, &se) || se.Err == nil {
+				t.Errorf("%v does not unwrap to a *SpanError", err)
+			}
+		})
 	}
 }
 
@@ -560,7 +654,11 @@ func TestLooks(t *testing.T) {
 		{`{"x":1,"resourceSpans":null}`, true},
 		{`{"resource\u0053pans":[]}`, true},
 		{`{"type":"attempt","operationId":"op"}`, false},
-		{`{"resourceLogs":[]}`, false},
+		{`{"resourceLogs":[]}`, true},
+		{`{"resourceMetrics":[{"scopeMetrics":[]}]}`, true},
+		{`{"resourceMetrics":[],"type":"attempt","operationId":"op"}`, false},
+		{`{"resourceProfiles":[]}`, false},
+		{`{"traces":[]}`, false},
 		{`{"ResourceSpans":[]}`, false},
 		{`{"x":{"resourceSpans":[]}}`, false},
 		// A ledger record may carry any unknown member.
@@ -590,7 +688,10 @@ func TestLooksLong(t *testing.T) {
 		{"an export", `{"resourceSpans":[{"resource":`, true},
 		{"spaced", " \t{ \t\"resourceSpans\" : [", true},
 		{"a long ledger record naming it", `{"type":"attempt","x":"` + strings.Repeat("a", 100) + `","resourceSpans":[`, false},
-		{"logs", `{"resourceLogs":[`, false},
+		{"logs", `{"resourceLogs":[`, true},
+		{"metrics, spaced", `{ "resourceMetrics" : [ {`, true},
+		{"metrics, an object as the value", `{"resourceMetrics":{`, false},
+		{"profiles", `{"resourceProfiles":[`, false},
 		{"a record with the member as an unknown field", `{"resourceSpans":null,"type":"attempt","operationId":"op-1"`, false},
 		{"cut before the value", `{"resourceSpans":`, false},
 		{"an object as the value", `{"resourceSpans":{`, false},

@@ -56,8 +56,16 @@ func (d *plainDecoder) decode(line []byte, req *request) bool {
 	d.ws()
 	var seen uint8
 	d.object(func(name []byte) {
-		if d.member(name, &seen, "resourceSpans") {
+		if !d.member(name, &seen, "resourceSpans", "resourceMetrics", "resourceLogs") {
+			return
+		}
+		switch string(name) {
+		case "resourceSpans":
 			req.ResourceSpans = decodeList(d, &d.resources, (*plainDecoder).resourceSpans)
+		case "resourceMetrics":
+			req.ResourceMetrics = d.raw()
+		default:
+			req.ResourceLogs = d.raw()
 		}
 	})
 	d.ws()
@@ -79,13 +87,16 @@ func reuse[T any](slab *[]T) {
 func (d *plainDecoder) resourceSpans(rs *resourceSpans) {
 	var seen uint8
 	d.object(func(name []byte) {
-		if !d.member(name, &seen, "resource", "scopeSpans") {
+		if !d.member(name, &seen, "resource", "scopeSpans", "instrumentationLibrarySpans") {
 			return
 		}
-		if string(name) == "resource" {
+		switch string(name) {
+		case "resource":
 			d.attributes(&rs.Resource)
-		} else {
+		case "scopeSpans":
 			rs.ScopeSpans = decodeList(d, &d.scopes, (*plainDecoder).scopeSpans)
+		default:
+			rs.LegacyScopeSpans = decodeList(d, &d.scopes, (*plainDecoder).scopeSpans)
 		}
 	})
 }
@@ -93,12 +104,15 @@ func (d *plainDecoder) resourceSpans(rs *resourceSpans) {
 func (d *plainDecoder) scopeSpans(ss *scopeSpans) {
 	var seen uint8
 	d.object(func(name []byte) {
-		if !d.member(name, &seen, "scope", "spans") {
+		if !d.member(name, &seen, "scope", "instrumentationLibrary", "spans") {
 			return
 		}
-		if string(name) == "scope" {
+		switch string(name) {
+		case "scope":
 			d.attributes(&ss.Scope)
-		} else {
+		case "instrumentationLibrary":
+			d.attributes(&ss.LegacyScope)
+		default:
 			ss.Spans = decodeList(d, &d.spans, (*plainDecoder).span)
 		}
 	})

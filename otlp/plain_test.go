@@ -174,19 +174,30 @@ func (g *exportGen) export() string {
 			},
 		})
 	}
+	attrs := func() string { return g.object(map[string]func() string{"attributes": g.attributes}) }
 	scope := func() string {
-		return g.object(map[string]func() string{
-			"scope": func() string { return g.object(map[string]func() string{"attributes": g.attributes}) },
-			"spans": func() string { return g.list(3, span) },
-		})
+		members := map[string]func() string{"scope": attrs, "spans": func() string { return g.list(3, span) }}
+		if g.r.IntN(4) == 0 { // the name before OTLP 0.15
+			members["instrumentationLibrary"] = attrs
+		}
+		return g.object(members)
 	}
 	resource := func() string {
-		return g.object(map[string]func() string{
-			"resource":   func() string { return g.object(map[string]func() string{"attributes": g.attributes}) },
-			"scopeSpans": func() string { return g.list(2, scope) },
-		})
+		members := map[string]func() string{"resource": attrs, "scopeSpans": func() string { return g.list(2, scope) }}
+		if g.r.IntN(4) == 0 {
+			members["instrumentationLibrarySpans"] = func() string { return g.list(2, scope) }
+		}
+		return g.object(members)
 	}
-	return g.pick("", " ") + g.object(map[string]func() string{"resourceSpans": func() string { return g.list(2, resource) }}) + g.pick("", " \t")
+	top := map[string]func() string{"resourceSpans": func() string { return g.list(2, resource) }}
+	if g.r.IntN(8) == 0 { // another signal's export, or a line that holds both
+		other := g.pick("resourceMetrics", "resourceLogs")
+		top[other] = func() string { return g.pick(`[]`, `[{"scopeMetrics":[{"metrics":[{"name":"x"}]}]}]`, `[ {} ]`) }
+		if g.r.IntN(2) == 0 {
+			delete(top, "resourceSpans")
+		}
+	}
+	return g.pick("", " ") + g.object(top) + g.pick("", " \t")
 }
 
 // checkPlain decodes line with d and, if d takes it, with json.Unmarshal,
@@ -253,6 +264,8 @@ func TestPlainGivesUp(t *testing.T) {
 		"span attributes twice":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[],"attributes":[]}]}]}]}`,
 		"scope attributes twice":     `{"resourceSpans":[{"scopeSpans":[{"scope":{"attributes":[],"attributes":[]}}]}]}`,
 		"null list":                  `{"resourceSpans":null}`,
+		"null other signal":          `{"resourceLogs":null}`,
+		"legacy name twice":          `{"resourceSpans":[{"instrumentationLibrarySpans":[],"instrumentationLibrarySpans":[]}]}`,
 		"null element":               `{"resourceSpans":[null]}`,
 		"null string":                `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":null}]}]}]}`,
 		"null raw value":             `{"resourceSpans":[{"scopeSpans":[{"spans":[{"endTimeUnixNano":null}]}]}]}`,
@@ -292,16 +305,18 @@ func TestPlainGivesUp(t *testing.T) {
 // json.Unmarshal decodes it.
 func TestPlainTakes(t *testing.T) {
 	for name, line := range map[string]string{
-		"empty object":         `{}`,
-		"empty list":           `{"resourceSpans":[]}`,
-		"white space":          " \t{ \"resourceSpans\" :\r\n[ { \"scopeSpans\" : [ ] } ] }\n",
-		"raw values kept":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"endTimeUnixNano": [ 1 , "\u0041" ] ,"status":{"code": "2" ,"message":"x"}}]}]}]}`,
-		"every variant":        `{"resourceSpans":[{"resource":{"attributes":[{"key":"k","value":{"stringValue":"\ud800\udc00","intValue":-1.5e+3,"boolValue":true,"doubleValue":false,"arrayValue":{},"kvlistValue":[],"bytesValue":"QQ=="}}]}}]}`,
-		"escaped strings":      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"\u0030\ud800\udc00","attributes":[{"key":"a\"b\n"}],"status":{"message":"\"x\""}}]}]}]}`,
-		"unknown members":      `{"x":{"y":[null,true,false,0,-0.0,1E-2,"\\\/"]},"resourceSpans":[{"scopeSpans":[],"schemaUrl":"é"}],"z":null}`,
-		"non-ASCII values":     `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"é😀","attributes":[{"key":"ключ","value":{}}]}]}]}]}`,
-		"name twice, unknown":  `{"resourceSpans":[],"x":1,"x":2}`,
-		"names of other types": `{"resourceSpans":[{"spans":1,"attributes":2,"key":3}]}`,
+		"empty object":           `{}`,
+		"empty list":             `{"resourceSpans":[]}`,
+		"white space":            " \t{ \"resourceSpans\" :\r\n[ { \"scopeSpans\" : [ ] } ] }\n",
+		"raw values kept":        `{"resourceSpans":[{"scopeSpans":[{"spans":[{"endTimeUnixNano": [ 1 , "\u0041" ] ,"status":{"code": "2" ,"message":"x"}}]}]}]}`,
+		"every variant":          `{"resourceSpans":[{"resource":{"attributes":[{"key":"k","value":{"stringValue":"\ud800\udc00","intValue":-1.5e+3,"boolValue":true,"doubleValue":false,"arrayValue":{},"kvlistValue":[],"bytesValue":"QQ=="}}]}}]}`,
+		"escaped strings":        `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"\u0030\ud800\udc00","attributes":[{"key":"a\"b\n"}],"status":{"message":"\"x\""}}]}]}]}`,
+		"unknown members":        `{"x":{"y":[null,true,false,0,-0.0,1E-2,"\\\/"]},"resourceSpans":[{"scopeSpans":[],"schemaUrl":"é"}],"z":null}`,
+		"non-ASCII values":       `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"é😀","attributes":[{"key":"ключ","value":{}}]}]}]}]}`,
+		"name twice, unknown":    `{"resourceSpans":[],"x":1,"x":2}`,
+		"names of other types":   `{"resourceSpans":[{"spans":1,"attributes":2,"key":3}]}`,
+		"other signals kept raw": `{"resourceMetrics":[ {"scopeMetrics":[]} ],"resourceLogs":[]}`,
+		"legacy names":           `{"resourceSpans":[{"instrumentationLibrarySpans":[{"instrumentationLibrary":{"attributes":[{"key":"k"}]},"spans":[{"spanId":"00f067aa0ba902b7"}]}]}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			var d plainDecoder
