@@ -505,7 +505,8 @@ const (
 // nextKind returns the kind of the first line of lines, the sniffed prefix
 // after its first line, that is a ledger record or an OTLP export, or
 // otherLine if none is: a JSON object with one of marks as a member, or an
-// export's (resourceSpans, resourceMetrics or resourceLogs: see otlp.Looks). Any object would not do, since protobuf bytes split at line
+// export's (resourceSpans, resourceMetrics or resourceLogs: see
+// otlp.Looks). Any object would not do, since protobuf bytes split at line
 // feeds can make a small one. Only lines that start in lines[:window] count.
 // When whole says the prefix is not all of the input, its last line may be
 // cut short: it counts as an export if it starts as one (otlp.LooksLong),
