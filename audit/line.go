@@ -196,6 +196,14 @@ var fieldNames = [...]string{
 	fObservedAt: "observedAt", fAttempt: "attempt",
 }
 
+// NumFields is how many fields a ledger record has: SPEC's Records table.
+const NumFields = len(fieldNames)
+
+// Fields returns the names of a ledger record's fields, in SPEC's order:
+// the one list of them, which the packages that map other shapes onto
+// records (fieldmap, otlp) take too.
+func Fields() [NumFields]string { return fieldNames }
+
 // fieldNamed returns the field named name, or fOther.
 func fieldNamed(name []byte) field {
 	for f, n := range fieldNames {

@@ -210,3 +210,12 @@ func BenchmarkDecodeLine(b *testing.B) {
 		}
 	})
 }
+
+// TestFields checks the field list against SPEC's Records table, in its
+// order: fieldmap and otlp take it from here.
+func TestFields(t *testing.T) {
+	want := [NumFields]string{"type", "operationId", "attemptId", "idempotencyKey", "scope", "payloadHash", "result", "effectRef", "observedAt", "attempt"}
+	if diff := cmp.Diff(want, Fields()); diff != "" {
+		t.Fatalf("Fields (-want +got):\n%s", diff)
+	}
+}

@@ -28,20 +28,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/effectaudit/effectaudit/audit"
 	"github.com/effectaudit/effectaudit/ndjson"
 )
 
-// fieldNames are the ledger fields of SPEC's Records table, in its order.
-var fieldNames = [...]string{
-	"type", "operationId", "attemptId", "idempotencyKey", "scope",
-	"payloadHash", "result", "effectRef", "observedAt", "attempt",
-}
+// fieldNames are the ledger fields a mapping may target, in SPEC's order.
+var fieldNames = audit.Fields()
 
-const numFields = len(fieldNames)
-
-// Fields are the ledger fields a mapping may target, in SPEC's order. It is
-// a copy: changing it changes nothing in the package.
-var Fields = append([]string(nil), fieldNames[:]...)
+const numFields = audit.NumFields
 
 // fieldBytes are the member names Members gives mapped fields.
 var fieldBytes = func() (b [numFields][]byte) {

@@ -489,10 +489,3 @@ func TestMembersUnparsedValue(t *testing.T) {
 		t.Errorf("error %v does not wrap ndjson.ErrSyntax", err)
 	}
 }
-
-func TestFields(t *testing.T) {
-	want := []string{"type", "operationId", "attemptId", "idempotencyKey", "scope", "payloadHash", "result", "effectRef", "observedAt", "attempt"}
-	if diff := cmp.Diff(want, Fields); diff != "" {
-		t.Fatalf("Fields (-want +got):\n%s", diff)
-	}
-}

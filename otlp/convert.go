@@ -772,11 +772,9 @@ func isLowerHex(s string) bool {
 
 func clipString(s string) string { return clip([]byte(s)) }
 
-// ledgerFields are the ledger fields in SPEC's order, with their member names.
-var ledgerFields = [...]string{
-	"type", "operationId", "attemptId", "idempotencyKey", "scope",
-	"payloadHash", "result", "effectRef", "observedAt", "attempt",
-}
+// ledgerFields are the ledger fields in SPEC's order, with their member
+// names; convertSpan reads the first, "type", before the others.
+var ledgerFields = audit.Fields()
 
 var ledgerNames = func() (b [len(ledgerFields)][]byte) {
 	for i, f := range ledgerFields {

@@ -120,7 +120,7 @@ func (m *Mapping) attr(field string) *string {
 // Attributes of kvlistValue type are not descended into. Fields fm does not
 // map keep their attribute. A nil fm changes nothing.
 func (m *Mapping) Apply(fm *fieldmap.Map) {
-	for _, field := range fieldmap.Fields {
+	for _, field := range ledgerFields {
 		segs, ok := fm.Path(field)
 		if !ok {
 			continue

@@ -788,7 +788,7 @@ func TestApply(t *testing.T) {
 	// Every ledger field has an attribute, and the names do not collide.
 	seen := map[string]string{}
 	m := DefaultMapping()
-	for _, f := range fieldmap.Fields {
+	for _, f := range audit.Fields() {
 		a := m.attr(f)
 		if a == nil || *a == "" {
 			t.Errorf("no default attribute for %s", f)
