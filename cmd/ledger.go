@@ -18,6 +18,7 @@ import (
 	"github.com/effectaudit/effectaudit/input"
 	"github.com/effectaudit/effectaudit/ndjson"
 	"github.com/effectaudit/effectaudit/otlp"
+	"github.com/effectaudit/effectaudit/policy"
 	"github.com/effectaudit/effectaudit/progress"
 	"github.com/effectaudit/effectaudit/report"
 )
@@ -99,41 +100,13 @@ func (o *LedgerOptions) finite() bool {
 // ingest.Options.Record). In strict mode, invalid records end the run here
 // with exit status 2 after listing them.
 func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep *audit.Report, names []string, err error) {
-	inputs := o.Files
-	if len(inputs) == 0 && !o.Example {
-		if s.InTTY {
-			return nil, nil, usageError("no input: give a ledger FILE, pipe NDJSON into standard input, or try --example")
-		}
-		inputs = []string{input.Stdin}
-	}
-	for _, name := range inputs {
-		if err := refuseOwnStreams(s, name, name); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, f := range []flagFile{{"policy", o.Policy}, {"map-file", o.MapFile}} {
-		if err := refuseOwnStreams(s, "--"+f.flag+" "+f.path, f.path); err != nil {
-			return nil, nil, err
-		}
-	}
-	pol, err := loadPolicy(o.Policy)
+	inputs, err := ledgerInputs(s, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	fields, err := loadFields(o.Maps, o.MapFile)
+	opts, pol, err := pipelineOptions(o, record)
 	if err != nil {
 		return nil, nil, err
-	}
-	opts := ingest.Options{MaxLineBytes: o.MaxLineBytes, Record: record, OTLP: otlp.DefaultMapping()}
-	if fields != nil {
-		opts.Fields = fields
-		opts.OTLP.Apply(fields)
-	}
-	switch {
-	case !o.SkipInvalid || o.showInvalid && !o.listInvalid:
-		opts.KeepInvalid = maxShownInvalid
-	case !o.listInvalid:
-		opts.KeepInvalid = -1 // counted, never listed
 	}
 	if err := o.refuseOutput(s, "rejects", o.Rejects, "writing it would empty it before it is read"); err != nil {
 		return nil, nil, err
@@ -168,7 +141,7 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 				display = "<stdin>"
 			}
 			names = append(names, display)
-			if err := readInput(s, o, pipe, recordMarks(fields), name, display, i); err != nil {
+			if err := readInput(s, o, pipe, recordMarks(opts.Fields), name, display, i); err != nil {
 				return nil, nil, failure(err)
 			}
 		}
@@ -183,6 +156,54 @@ func readLedgers(s *Streams, o *LedgerOptions, record func(*audit.Record)) (rep 
 		return nil, nil, strictFailure(s.ErrOut, rep)
 	}
 	return rep, names, nil
+}
+
+// ledgerInputs returns the inputs o names, or standard input when it names
+// none, refusing those and the config files that the run writes to.
+func ledgerInputs(s *Streams, o *LedgerOptions) ([]string, error) {
+	inputs := o.Files
+	if len(inputs) == 0 && !o.Example {
+		if s.InTTY {
+			return nil, usageError("no input: give a ledger FILE, pipe NDJSON into standard input, or try --example")
+		}
+		inputs = []string{input.Stdin}
+	}
+	for _, name := range inputs {
+		if err := refuseOwnStreams(s, name, name); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range []flagFile{{"policy", o.Policy}, {"map-file", o.MapFile}} {
+		if err := refuseOwnStreams(s, "--"+f.flag+" "+f.path, f.path); err != nil {
+			return nil, err
+		}
+	}
+	return inputs, nil
+}
+
+// pipelineOptions loads the policy and the field map o names, and returns
+// them as the pipeline's options and the policy its auditors judge by.
+func pipelineOptions(o *LedgerOptions, record func(*audit.Record)) (ingest.Options, *policy.Policy, error) {
+	pol, err := loadPolicy(o.Policy)
+	if err != nil {
+		return ingest.Options{}, nil, err
+	}
+	fields, err := loadFields(o.Maps, o.MapFile)
+	if err != nil {
+		return ingest.Options{}, nil, err
+	}
+	opts := ingest.Options{MaxLineBytes: o.MaxLineBytes, Record: record, OTLP: otlp.DefaultMapping()}
+	if fields != nil {
+		opts.Fields = fields
+		opts.OTLP.Apply(fields)
+	}
+	switch {
+	case !o.SkipInvalid || o.showInvalid && !o.listInvalid:
+		opts.KeepInvalid = maxShownInvalid
+	case !o.listInvalid:
+		opts.KeepInvalid = -1 // counted, never listed
+	}
+	return opts, pol, nil
 }
 
 // named prefixes err with the name of the input it is about, unless it is
