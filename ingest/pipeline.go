@@ -162,30 +162,59 @@ const feedDepth = 8
 // another, never at once (they share the chunk buffers and the books), and
 // none after Report.
 func (p *Pipeline) Read(in Input, index int) error {
-	// The chunk buffers serve every input of the run: each input making its
-	// own cost several megabytes of fresh memory a file, which made runs
-	// over thousands of small files spend most of their time clearing it.
-	// Every buffer is back in the pool when Read returns, unless a failure
-	// stopped the input early; the pool is topped up for the next.
+	r := &reading{p: p, in: in, index: index, stop: make(chan struct{})}
+	chunks := r.startChunker(p.fillPool())
+	results := r.startWorkers(chunks)
+	feeds, shardsDone := r.startShards()
+	seqErr := r.sequence(results, feeds)
+	for _, f := range feeds {
+		close(f)
+	}
+	shardsDone.Wait()
+	return errors.Join(r.readErr, seqErr)
+}
+
+// fillPool returns the chunk buffers' pool, topped up. The buffers serve
+// every input of the run: each input making its own cost several megabytes
+// of fresh memory a file, which made runs over thousands of small files
+// spend most of their time clearing it. Every buffer is back in the pool
+// when Read returns, unless a failure stopped the input early.
+func (p *Pipeline) fillPool() chan []byte {
 	nbuf := 2*p.opts.Workers + feedDepth*len(p.shards) + 2
 	if p.pool == nil {
 		p.pool = make(chan []byte, nbuf)
 	}
-	pool := p.pool
-	for len(pool) < nbuf {
-		pool <- hugemem.Bytes(p.opts.ChunkSize)[:0]
+	for len(p.pool) < nbuf {
+		p.pool <- hugemem.Bytes(p.opts.ChunkSize)[:0]
 	}
-	var (
-		stop     = make(chan struct{})
-		stopOnce sync.Once
-		readErr  error
-	)
-	c := &chunker{r: in.R, max: p.opts.MaxLineBytes, size: p.opts.ChunkSize, pool: pool, stop: stop, line: 1,
-		spool: p.opts.Rejects != nil}
-	halt := func() { stopOnce.Do(func() { close(stop) }) }
+	return p.pool
+}
 
+// reading is the read of one input: a chunker cuts it into chunks, workers
+// decode them, a sequencer puts them back in input order and hands them to
+// the shards. stop, closed by halt, stops the chunker and the workers when
+// reading fails.
+type reading struct {
+	p     *Pipeline
+	in    Input
+	index int
+	pool  chan []byte
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	readErr  error // the chunker's; read once chunks is closed
+}
+
+func (r *reading) halt() { r.stopOnce.Do(func() { close(r.stop) }) }
+
+// startChunker starts cutting the input into chunks of whole lines, in
+// buffers from pool.
+func (r *reading) startChunker(pool chan []byte) <-chan *chunk {
+	p := r.p
+	r.pool = pool
+	c := &chunker{r: r.in.R, max: p.opts.MaxLineBytes, size: p.opts.ChunkSize, pool: pool, stop: r.stop, line: 1,
+		spool: p.opts.Rejects != nil}
 	chunks := make(chan *chunk, p.opts.Workers)
-	results := make(chan *decoded, p.opts.Workers)
 	go func() {
 		defer close(chunks)
 		for {
@@ -194,34 +223,41 @@ func (p *Pipeline) Read(in Input, index int) error {
 				return
 			}
 			if err != nil {
-				readErr = &ReadError{Input: in.Name, Err: err}
-				halt()
+				r.readErr = &ReadError{Input: r.in.Name, Err: err}
+				r.halt()
 				return
 			}
 			select {
 			case chunks <- ch:
-			case <-stop:
+			case <-r.stop:
 				return
 			}
 		}
 	}()
+	return chunks
+}
 
+// startWorkers starts decoding chunks on every worker, in whatever order
+// they finish; results is closed once they all have.
+func (r *reading) startWorkers(chunks <-chan *chunk) <-chan *decoded {
+	p := r.p
+	results := make(chan *decoded, p.opts.Workers)
 	var workers sync.WaitGroup
 	for range p.opts.Workers {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: index, batch: p.getBatch, hasher: p.shards[0]}
+			w := worker{shards: len(p.shards), max: p.opts.MaxLineBytes, input: r.index, batch: p.getBatch, hasher: p.shards[0]}
 			if p.opts.Fields != nil {
 				w.fields = p.opts.Fields.Clone() // a Map keeps scratch space
 			}
-			if in.OTLP {
+			if r.in.OTLP {
 				w.otlp = &otlp.Converter{Mapping: p.opts.OTLP}
 			}
 			for ch := range chunks {
 				select {
 				case results <- w.decode(ch):
-				case <-stop:
+				case <-r.stop:
 				}
 			}
 		}()
@@ -230,20 +266,29 @@ func (p *Pipeline) Read(in Input, index int) error {
 		workers.Wait()
 		close(results)
 	}()
+	return results
+}
 
-	// Shards consume their batches in chunk order.
-	release := func(d *decoded) {
-		if d.pending.Add(-1) == 0 {
-			pool <- d.ch.buf[:0]
-		}
+// release gives d's chunk buffer back to the pool once its last holder, of
+// the sequencer and the shards, is done with it.
+func (r *reading) release(d *decoded) {
+	if d.pending.Add(-1) == 0 {
+		r.pool <- d.ch.buf[:0]
 	}
-	feeds := make([]chan *decoded, len(p.shards))
-	var shardsDone sync.WaitGroup
+}
+
+// startShards starts each shard on a feed of its own, consuming its
+// batches in chunk order; done is done once every feed is closed and
+// drained.
+func (r *reading) startShards() (feeds []chan *decoded, done *sync.WaitGroup) {
+	p := r.p
+	feeds = make([]chan *decoded, len(p.shards))
+	done = new(sync.WaitGroup)
 	for s, a := range p.shards {
 		feeds[s] = make(chan *decoded, feedDepth)
-		shardsDone.Add(1)
+		done.Add(1)
 		go func() {
-			defer shardsDone.Done()
+			defer done.Done()
 			for d := range feeds[s] {
 				if b := d.batches[s]; b != nil {
 					before := a.Operations()
@@ -257,12 +302,17 @@ func (p *Pipeline) Read(in Input, index int) error {
 					p.ops.Add(int64(a.Operations() - before))
 					p.batches.Put(b)
 				}
-				release(d)
+				r.release(d)
 			}
 		}()
 	}
+	return feeds, done
+}
 
-	// The sequencer restores input order.
+// sequence restores input order: it books each chunk's lines in turn and
+// hands the chunk to every shard, and returns the first booking error,
+// after which it halts the reading but still drains the results.
+func (r *reading) sequence(results <-chan *decoded, feeds []chan *decoded) error {
 	var seqErr error
 	waiting := map[int]*decoded{}
 	next := 0
@@ -276,23 +326,19 @@ func (p *Pipeline) Read(in Input, index int) error {
 			delete(waiting, next)
 			next++
 			if seqErr == nil {
-				seqErr = p.account(in.Name, index, d)
+				seqErr = r.p.account(r.in.Name, r.index, d)
 				if seqErr != nil {
-					halt()
+					r.halt()
 				}
 			}
-			d.pending.Store(int32(len(p.shards)) + 1)
+			d.pending.Store(int32(len(feeds)) + 1)
 			for s := range feeds {
 				feeds[s] <- d
 			}
-			release(d)
+			r.release(d)
 		}
 	}
-	for _, f := range feeds {
-		close(f)
-	}
-	shardsDone.Wait()
-	return errors.Join(readErr, seqErr)
+	return seqErr
 }
 
 // account books a chunk's lines and invalid lines, in input order.
