@@ -373,11 +373,11 @@ func (d *plainDecoder) skip(depth int) {
 }
 
 func (d *plainDecoder) literal(s string) {
-	if !bytes.HasPrefix(d.data[d.i:], []byte(s)) {
+	if end, ok := ndjson.ScanLiteral(d.data, d.i, s); ok {
+		d.i = end
+	} else {
 		d.ok = false
-		return
 	}
-	d.i += len(s)
 }
 
 // number reads a number as JSON spells one.
