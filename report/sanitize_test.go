@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -98,5 +99,48 @@ func FuzzSanitize(f *testing.F) {
 		if safe(s) && got != s {
 			t.Fatalf("Sanitize(%q) = %q changed a safe string", s, got)
 		}
+	})
+}
+
+// FuzzSanitizedCut checks that a cut string is the sanitized form of a
+// whole start (or end) of the input, so no escape is cut in half, within
+// its bound, and that no longer start (or end) would have fit.
+func FuzzSanitizedCut(f *testing.F) {
+	for _, s := range []string{"abcdef", "a\x1bcdefgh", "::abc", "ab##[cd", "x\u202ey\xffz", "\U000e0041\U000e0041"} {
+		f.Add(s, uint8(5))
+	}
+	f.Fuzz(func(t *testing.T, s string, n8 uint8) {
+		n := int(n8)
+		starts, ends := []int{}, []int{} // byte offsets where s may be cut
+		for i := 0; i <= len(s); {
+			starts = append(starts, i)
+			if i == len(s) {
+				break
+			}
+			_, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+		}
+		for j := len(s); j >= 0; {
+			ends = append(ends, j)
+			if j == 0 {
+				break
+			}
+			_, size := utf8.DecodeLastRuneInString(s[:j])
+			j -= size
+		}
+		check := func(what, got string, cuts []int, piece func(int) string) {
+			if c := utf8.RuneCountInString(got); c > n {
+				t.Fatalf("%s(%q, %d) = %q: %d runes", what, s, n, got, c)
+			}
+			k := slices.IndexFunc(cuts, func(c int) bool { return piece(c) == got })
+			if k < 0 {
+				t.Fatalf("%s(%q, %d) = %q is no sanitized %s of the input", what, s, n, got, what)
+			}
+			if k+1 < len(cuts) && utf8.RuneCountInString(piece(cuts[k+1])) <= n {
+				t.Fatalf("%s(%q, %d) = %q, but %q fits too", what, s, n, got, piece(cuts[k+1]))
+			}
+		}
+		check("sanitizedHead", sanitizedHead(s, n), starts, func(i int) string { return Sanitize(s[:i]) })
+		check("sanitizedTail", sanitizedTail(s, n), ends, func(j int) string { return Sanitize(s[j:]) })
 	})
 }
