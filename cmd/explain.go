@@ -150,7 +150,7 @@ func explainRun(opts *ExplainOptions) error {
 	if opts.Format == "json" {
 		err = writeExplainJSON(out, op, records, rep)
 	} else {
-		writeExplainText(out, op, records, rep)
+		writeExplainText(out, op, records, rep, opts.Ledger.readOTLP)
 	}
 	if err == nil {
 		err = out.Flush()
@@ -268,9 +268,10 @@ func writeExplainJSON(bw *bufio.Writer, op *audit.Operation, records []*explaine
 	return nil
 }
 
-// writeExplainText writes the explanation for a terminal. A failed write
-// shows at w's Flush, which the caller reports.
-func writeExplainText(w *bufio.Writer, op *audit.Operation, records []*explained, rep *audit.Report) {
+// writeExplainText writes the explanation for a terminal, saying, when otlp
+// says an input was OTLP, what of its invalid lines is not counted. A
+// failed write shows at w's Flush, which the caller reports.
+func writeExplainText(w *bufio.Writer, op *audit.Operation, records []*explained, rep *audit.Report, otlp bool) {
 	fmt.Fprintf(w, "%s\n\n", report.Sanitize(op.OperationID))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WHERE\tOBSERVED\tTYPE\tATTEMPT\tRESULT\tKEY\tHASH\tEFFECT")
@@ -305,7 +306,11 @@ func writeExplainText(w *bufio.Writer, op *audit.Operation, records []*explained
 	}
 	fmt.Fprintf(w, "next action: %s\n", op.NextAction)
 	if n := rep.Summary.InvalidLines; n > 0 {
-		fmt.Fprintf(w, "\nskipped:     %s, not counted above; any may be a record of this operation\n", report.Plural(n, "invalid line"))
+		only := ""
+		if otlp {
+			only = " (of an OTLP export line, only its invalid spans)"
+		}
+		fmt.Fprintf(w, "\nskipped:     %s, not counted above%s; any may be a record of this operation\n", report.Plural(n, "invalid line"), only)
 		for _, inv := range rep.Invalid {
 			fmt.Fprintf(w, "             %s:%d: %s\n", report.Sanitize(inv.Input), inv.Line, report.Sanitize(inv.Error))
 		}

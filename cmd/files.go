@@ -13,7 +13,7 @@ import (
 )
 
 // create opens name for writing through a buffer, in place: the rejects
-// file it is for is emptied as the run starts (see auditRun). The returned
+// file it is for is emptied as the run starts (see refuseBaselineFiles). The returned
 // close flushes, closes and reports either failure as an exit-2 error.
 func create(name string) (io.Writer, func() error, error) {
 	f, err := os.Create(name)

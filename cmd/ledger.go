@@ -41,6 +41,7 @@ type LedgerOptions struct {
 	inputFormat *enumFlag
 	listInvalid bool // with SkipInvalid: the output lists every invalid line, so keep them
 	showInvalid bool // with SkipInvalid: the output shows the first maxShownInvalid
+	readOTLP    bool // set once an input was read as OTLP
 	// read, if set, is called once the inputs are read, before anything is
 	// said of them: an error it returns is the run's. The baseline, read
 	// beside the inputs, is awaited there.
@@ -230,6 +231,7 @@ func readInput(s *Streams, o *LedgerOptions, pipe *ingest.Pipeline, marks []stri
 		src.Close()
 		return fmt.Errorf("%s: %w", display, err)
 	}
+	o.readOTLP = o.readOTLP || in.OTLP
 	stop := progress.Start(s.ErrOut, s.ErrTTY && !o.Quiet, progress.Counters{
 		Bytes: src.Consumed, Total: src.Size, Records: pipe.Records, Ops: pipe.Operations,
 	}, progress.Options{Width: s.ErrWidth})

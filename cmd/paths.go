@@ -35,8 +35,6 @@ func (o *LedgerOptions) refuseInput(s *Streams, flag, path, why string) error {
 	return nil
 }
 
-// refuseOwnFiles refuses a file that flag would write and that is also the
-// --policy or --map-file file: writing would replace what the run reads.
 // refuseOutput refuses path, which flag writes, when it is standard output
 // or error, one of the inputs (why says what writing it would do) or a
 // config file the run reads; "" is no file and passes.
@@ -50,6 +48,8 @@ func (o *LedgerOptions) refuseOutput(s *Streams, flag, path, why string) error {
 	return o.refuseOwnFiles(flag, path)
 }
 
+// refuseOwnFiles refuses a file that flag would write and that is also the
+// --policy or --map-file file: writing would replace what the run reads.
 func (o *LedgerOptions) refuseOwnFiles(flag, path string) error {
 	return refuseSame(flag, path, flagFile{"policy", o.Policy}, flagFile{"map-file", o.MapFile})
 }
