@@ -103,7 +103,12 @@ func escapedRunes(r rune, size int) int {
 // sanitizedHead returns the longest start of s whose Sanitize-d form has at
 // most n runes, and sanitizedTail the longest end: s cut where an escape
 // starts or ends, never inside one, which would hide what it stood for.
-func sanitizedHead(s string, n int) string {
+func sanitizedHead(s string, n int) string { return Sanitize(s[:headCut(s, n)]) }
+
+func sanitizedTail(s string, n int) string { return Sanitize(s[tailCut(s, n):]) }
+
+// headCut returns where sanitizedHead cuts s: the end of its start.
+func headCut(s string, n int) int {
 	i, w := 0, 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -117,10 +122,11 @@ func sanitizedHead(s string, n int) string {
 		_, size := utf8.DecodeLastRuneInString(s[:i])
 		i -= size
 	}
-	return Sanitize(s[:i])
+	return i
 }
 
-func sanitizedTail(s string, n int) string {
+// tailCut returns where sanitizedTail cuts s: the start of its end.
+func tailCut(s string, n int) int {
 	j, w := len(s), 0
 	for j > 0 {
 		r, size := utf8.DecodeLastRuneInString(s[:j])
@@ -133,7 +139,7 @@ func sanitizedTail(s string, n int) string {
 		_, size := utf8.DecodeRuneInString(s[j:])
 		j += size
 	}
-	return Sanitize(s[j:])
+	return j
 }
 
 const lowerHex = "0123456789abcdef"

@@ -109,6 +109,7 @@ func FuzzSanitizedCut(f *testing.F) {
 	for _, s := range []string{"abcdef", "a\x1bcdefgh", "::abc", "ab##[cd", "x\u202ey\xffz", "\U000e0041\U000e0041"} {
 		f.Add(s, uint8(5))
 	}
+	f.Add(strings.Repeat("A", 57)+"##["+strings.Repeat("B", 58), uint8(maxTableID))
 	f.Fuzz(func(t *testing.T, s string, n8 uint8) {
 		n := int(n8)
 		starts, ends := []int{}, []int{} // byte offsets where s may be cut
@@ -142,5 +143,25 @@ func FuzzSanitizedCut(f *testing.F) {
 		}
 		check("sanitizedHead", sanitizedHead(s, n), starts, func(i int) string { return Sanitize(s[:i]) })
 		check("sanitizedTail", sanitizedTail(s, n), ends, func(j int) string { return Sanitize(s[j:]) })
+
+		// clipMiddle: s whole, or a start and a later end around "…".
+		if n == 0 {
+			return
+		}
+		got := clipMiddle(s, n)
+		if c := utf8.RuneCountInString(got); c > n {
+			t.Fatalf("clipMiddle(%q, %d) = %q: %d runes", s, n, got, c)
+		}
+		if got == Sanitize(s) {
+			return
+		}
+		for _, i := range starts {
+			for _, j := range starts {
+				if i < j && got == Sanitize(s[:i])+"…"+Sanitize(s[j:]) {
+					return
+				}
+			}
+		}
+		t.Fatalf("clipMiddle(%q, %d) = %q is not a sanitized start and a later end around …", s, n, got)
 	})
 }

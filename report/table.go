@@ -378,7 +378,20 @@ func clipMiddle(s string, n int) string {
 	if t := Sanitize(s); len(t) <= n || utf8.RuneCountInString(t) <= n {
 		return t
 	}
-	return sanitizedHead(s, (n-1)/2) + "…" + sanitizedTail(s, n-1-(n-1)/2)
+	head, tail := (n-1)/2, n-1-(n-1)/2
+	i, j := headCut(s, head), tailCut(s, tail)
+	if j <= i {
+		// Escaping made s too long, not its runes: a "##[" that its
+		// escape lengthens can belong to both halves. The end starts a
+		// rune after the start ends, so that "…" stands for something,
+		// and later still should it start a command that escaping
+		// lengthens.
+		_, size := utf8.DecodeRuneInString(s[i:])
+		for j = i + size; utf8.RuneCountInString(Sanitize(s[j:])) > tail; j += size {
+			_, size = utf8.DecodeRuneInString(s[j:])
+		}
+	}
+	return Sanitize(s[:i]) + "…" + Sanitize(s[j:])
 }
 
 // findingsCell lists op's finding codes, one per line. Codes are never

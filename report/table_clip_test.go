@@ -35,6 +35,11 @@ func TestClipMiddle(t *testing.T) {
 		{"::abcdefgh", 12, `\x3a:…cdefgh`},
 		{"ab##[cdefgh", 9, "ab##…efgh"},
 		{"ab##[cdefghijkl", 17, `ab\x23#[…efghijkl`},
+		// Too long only once escaped: the halves do not overlap, and "…"
+		// stands for something.
+		{"x##[y", 7, "x##…y"},
+		{strings.Repeat("A", 57) + "##[" + strings.Repeat("B", 58), maxTableID,
+			strings.Repeat("A", 57) + "##…" + strings.Repeat("B", 58)},
 	}
 	for _, tt := range tests {
 		got := clipMiddle(tt.s, tt.n)
