@@ -315,10 +315,12 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 		}
 	}
 	rss := req.ResourceSpans
-	if rss == nil {
-		if err := noSpans(line, req); err != nil {
-			return err
-		}
+	other, err := otherSignals(req)
+	switch {
+	case err != nil:
+		return err
+	case rss == nil && !other && !hasSpansMember(line):
+		return errors.New("not an OTLP export: no resourceSpans, resourceMetrics or resourceLogs member")
 	}
 
 	// Records of this line alias buf and the decoder's scratch space, which
@@ -375,11 +377,11 @@ func (c *Converter) Convert(line []byte, pos audit.Position, emit func(*audit.Re
 	return nil
 }
 
-// noSpans checks a line whose resourceSpans is absent or null: a trace
-// export of no span if it has the member (null), an export of another
-// signal if it has one of theirs, and otherwise no export at all. Only
-// those rare lines pay for parsing the line again.
-func noSpans(line []byte, req *request) error {
+// otherSignals checks the exports of other signals a line holds beside or
+// instead of spans, each an array or null, and reports whether it holds
+// any.
+func otherSignals(req *request) (bool, error) {
+	held := false
 	for _, other := range [...]struct {
 		name string
 		raw  json.RawMessage
@@ -388,15 +390,19 @@ func noSpans(line []byte, req *request) error {
 			continue
 		}
 		if other.raw[0] != '[' && string(other.raw) != "null" {
-			return fmt.Errorf("OTLP/JSON: %s: got %s, want an array", other.name, clip(other.raw))
+			return false, fmt.Errorf("OTLP/JSON: %s: got %s, want an array", other.name, clip(other.raw))
 		}
-		return nil
+		held = true
 	}
+	return held, nil
+}
+
+// hasSpansMember reports whether a line whose resourceSpans decoded as
+// nil has the member (null): a trace export of no span, not a line of no
+// export at all. Only those rare lines pay for parsing the line again.
+func hasSpansMember(line []byte) bool {
 	var top map[string]json.RawMessage
-	if json.Unmarshal(line, &top) != nil || top["resourceSpans"] == nil {
-		return errors.New("not an OTLP export: no resourceSpans, resourceMetrics or resourceLogs member")
-	}
-	return nil
+	return json.Unmarshal(line, &top) == nil && top["resourceSpans"] != nil
 }
 
 // dropLists lets go of the line's attribute lists, which a large line's

@@ -528,6 +528,8 @@ func TestConvertErrors(t *testing.T) {
 		{"not an export", `{"traces":[]}`, `not an OTLP export: no resourceSpans, resourceMetrics or resourceLogs member`},
 		{"resourceMetrics not an array", `{"resourceMetrics":{"scopeMetrics":[]}}`, `OTLP/JSON: resourceMetrics: got {"scopeMetrics":[]}, want an array`},
 		{"resourceLogs not an array", `{"resourceLogs":5}`, `OTLP/JSON: resourceLogs: got 5, want an array`},
+		{"resourceMetrics not an array beside spans", `{"resourceSpans":[],"resourceMetrics":{}}`, `OTLP/JSON: resourceMetrics: got {}, want an array`},
+		{"resourceLogs not an array beside spans", `{"resourceSpans":[{"scopeSpans":[]}],"resourceLogs":5}`, `OTLP/JSON: resourceLogs: got 5, want an array`},
 		{"resourceSpans not an array", `{"resourceSpans":{}}`, `OTLP/JSON: resourceSpans: got object, want an array`},
 		{"span id not a string", `{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":7}]}]}]}`, `OTLP/JSON: resourceSpans.scopeSpans.spans.spanId: got number, want a string`},
 		{"attributes not an array", `{"resourceSpans":[{"resource":{"attributes":{}}}]}`, `OTLP/JSON: resourceSpans.resource.attributes: got object, want an array`},
