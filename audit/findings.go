@@ -36,8 +36,13 @@ const (
 	nFindings
 )
 
-// FindingCodes lists every finding code, in SPEC's order.
-var FindingCodes = []string{
+// FindingCodes returns every finding code in SPEC's order, a copy the
+// caller may change.
+func FindingCodes() []string { return slices.Clone(findingCodes) }
+
+// findingCodes lists every finding code, in SPEC's order; findingSet and
+// findingCode index it.
+var findingCodes = []string{
 	fKeyChurn:              "key-churn",
 	fMissingKey:            "missing-key",
 	fMissingPayloadHash:    "missing-payload-hash",
@@ -55,11 +60,11 @@ var FindingCodes = []string{
 // GateNames returns the names a gate (--fail-on) can name: the labels, then
 // the finding codes.
 func GateNames() []string {
-	names := make([]string, 0, len(Labels)+len(FindingCodes))
-	for _, l := range Labels {
+	names := make([]string, 0, len(labels)+len(findingCodes))
+	for _, l := range labels {
 		names = append(names, string(l))
 	}
-	return append(names, FindingCodes...)
+	return append(names, findingCodes...)
 }
 
 // findings decides which findings apply to op. Given a text, it also says
@@ -253,7 +258,7 @@ func (r *raised) raise(c findingCode, message func(t *text)) {
 	if r.t != nil {
 		start := len(r.t.b)
 		message(r.t)
-		r.out = append(r.out, Finding{Code: FindingCodes[c], Message: r.t.since(start)})
+		r.out = append(r.out, Finding{Code: findingCodes[c], Message: r.t.since(start)})
 	}
 }
 
@@ -430,12 +435,12 @@ func carry(n int32) string {
 
 // newFindingCounts returns a map with every finding code at zero.
 func newFindingCounts() map[string]int {
-	m := make(map[string]int, len(FindingCodes))
-	for _, c := range FindingCodes {
+	m := make(map[string]int, len(findingCodes))
+	for _, c := range findingCodes {
 		m[c] = 0
 	}
 	return m
 }
 
 // IsFindingCode reports whether name is a finding code.
-func IsFindingCode(name string) bool { return slices.Contains(FindingCodes, name) }
+func IsFindingCode(name string) bool { return slices.Contains(findingCodes, name) }

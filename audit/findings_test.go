@@ -43,7 +43,7 @@ func codes(t *testing.T, recs []rec) map[string][]string {
 		}
 	}
 	// The summary counts what the operations carry.
-	for _, c := range FindingCodes {
+	for _, c := range findingCodes {
 		n := 0
 		for _, cs := range out {
 			if slices.Contains(cs, c) {

@@ -72,7 +72,7 @@ var labelNames = [...]Label{lUncertain: Uncertain, lKeyConflict: KeyConflict, lD
 
 func (l label) name() Label { return labelNames[l] }
 
-// findingSet has bit i set when FindingCodes[i] applies.
+// findingSet has bit i set when findingCodes[i] applies.
 type findingSet uint16
 
 func (f findingSet) has(c findingCode) bool { return f&(1<<c) != 0 }

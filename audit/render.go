@@ -211,7 +211,7 @@ func (v *view) render(o *Operation, ref opRef, t *text, times *[2]string, brief 
 	if brief {
 		for c := range nFindings {
 			if op.findings.has(c) {
-				o.Findings = append(o.Findings, Finding{Code: FindingCodes[c]})
+				o.Findings = append(o.Findings, Finding{Code: findingCodes[c]})
 			}
 		}
 		return

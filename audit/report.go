@@ -21,8 +21,12 @@ const (
 	Uncertain   Label = "uncertain"
 )
 
-// Labels lists every label in SPEC's precedence order.
-var Labels = []Label{KeyConflict, Duplicate, Healthy, Absent, Uncertain}
+// labels lists every label in SPEC's precedence order.
+var labels = []Label{KeyConflict, Duplicate, Healthy, Absent, Uncertain}
+
+// Labels returns every label in SPEC's precedence order, a copy the caller
+// may change.
+func Labels() []Label { return slices.Clone(labels) }
 
 // NextAction is what SPEC tells the operator to do for each label.
 func (l Label) NextAction() string {
@@ -560,10 +564,10 @@ func Merge(parts ...*Auditor) *Report {
 	v := &view{parts: parts}
 	rep := &Report{
 		SchemaVersion: SchemaVersion,
-		Summary:       Summary{Labels: make(map[Label]int, len(Labels)), Findings: newFindingCounts()},
+		Summary:       Summary{Labels: make(map[Label]int, len(labels)), Findings: newFindingCounts()},
 		view:          v,
 	}
-	for _, l := range Labels {
+	for _, l := range labels {
 		rep.Summary.Labels[l] = 0
 	}
 	kept := 0
@@ -600,7 +604,7 @@ func Merge(parts ...*Auditor) *Report {
 			rep.Summary.Labels[label(l).name()] += n
 		}
 		for c, n := range t.findings {
-			rep.Summary.Findings[FindingCodes[c]] += n
+			rep.Summary.Findings[findingCodes[c]] += n
 		}
 		rep.Summary.Attempts += t.attempts
 		rep.Summary.EffectObservations += t.effectObs

@@ -202,9 +202,9 @@ func TestMarksMatchModel(t *testing.T) {
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		someNames := func() []string {
-			out := []string{all[r.IntN(len(audit.Labels))]}
+			out := []string{all[r.IntN(len(audit.Labels()))]}
 			for range r.IntN(3) {
-				out = append(out, all[len(audit.Labels)+r.IntN(len(all)-len(audit.Labels))])
+				out = append(out, all[len(audit.Labels())+r.IntN(len(all)-len(audit.Labels()))])
 			}
 			return out
 		}

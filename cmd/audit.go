@@ -66,7 +66,7 @@ Exit status:
 // flag parsing.
 func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Command {
 	opts := &AuditOptions{Streams: streams}
-	format := newEnumFlag("table", report.Formats...)
+	format := newEnumFlag("table", report.Formats()...)
 	failOn := newListFlag(slices.Clone(defaultFailOn), audit.GateNames())
 	annotations := newEnumFlag("", "github")
 
@@ -95,7 +95,7 @@ func NewCmdAudit(streams *Streams, runF func(*AuditOptions) error) *cobra.Comman
 	}
 	f := c.Flags()
 	opts.Ledger.addFlags(f)
-	f.VarP(format, "format", "f", "report format: "+strings.Join(report.Formats, ", "))
+	f.VarP(format, "format", "f", "report format: "+strings.Join(report.Formats(), ", "))
 	f.Var(failOn, "fail-on", "labels and finding codes that make the exit status 1, comma-separated and repeatable, or none")
 	f.StringVar(&opts.Baseline, "baseline", "", "earlier JSON report `FILE`: --fail-on counts only operations new or worse than in it")
 	f.StringVar(&opts.WriteBaseline, "write-baseline", "", "also write this run's JSON report to `FILE`, for a later --baseline")
@@ -307,7 +307,7 @@ func annotatedFiles(o *LedgerOptions, names []string) []string {
 // gateFails reports whether any operation carries a label or a finding
 // named in failOn.
 func gateFails(rep *audit.Report, failOn []string) bool {
-	for _, l := range audit.Labels {
+	for _, l := range audit.Labels() {
 		if rep.Summary.Labels[l] > 0 && slices.Contains(failOn, string(l)) {
 			return true
 		}

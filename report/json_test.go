@@ -66,7 +66,7 @@ func hostile() *audit.Report {
 	}
 	ops := make([]audit.Operation, len(strs))
 	for i, s := range strs {
-		op := syntheticOperation(i, audit.Labels[i%len(audit.Labels)])
+		op := syntheticOperation(i, audit.Labels()[i%len(audit.Labels())])
 		op.OperationID = s
 		op.Reason = "reason: " + s
 		op.Results = resultsOf(map[string]int{s: 1, s + "2": 2, "timeout": 3})

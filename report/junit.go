@@ -280,12 +280,12 @@ func byFinding(op *audit.Operation, code string) (string, bool) {
 func (g gate) count(rep *audit.Report) (failing, healthy int, err error) {
 	labelsOnly := true
 	for _, name := range g.names {
-		if !slices.Contains(audit.Labels, audit.Label(name)) {
+		if !slices.Contains(audit.Labels(), audit.Label(name)) {
 			labelsOnly = false
 		}
 	}
 	if labelsOnly && rep.Annotate == nil { // with a baseline, marks decide
-		for _, l := range audit.Labels {
+		for _, l := range audit.Labels() {
 			if slices.Contains(g.names, string(l)) {
 				failing += rep.Summary.Labels[l]
 			}

@@ -35,7 +35,7 @@ func hostilePlus() *audit.Report {
 		"percent %25 %0A colon : comma , equals = double :: colons",
 		strings.Repeat("long ", 300),
 	} {
-		op := syntheticOperation(100+i, audit.Labels[i%len(audit.Labels)])
+		op := syntheticOperation(100+i, audit.Labels()[i%len(audit.Labels())])
 		op.OperationID, op.Reason, op.NextAction = s, "reason: "+s, "next: "+s
 		op.First = audit.Position{Input: i % 3, Line: i + 1}
 		ops = append(ops, op)

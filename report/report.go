@@ -12,6 +12,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/effectaudit/effectaudit/audit"
@@ -38,8 +39,12 @@ type Options struct {
 	FailOn []string
 }
 
-// Formats lists the names New accepts; the first is the default.
-var Formats = []string{"table", "json", "ndjson", "junit", "markdown"}
+// formats lists the names New accepts; the first is the default.
+var formats = []string{"table", "json", "ndjson", "junit", "markdown"}
+
+// Formats returns the names New accepts, the first the default: a copy the
+// caller may change.
+func Formats() []string { return slices.Clone(formats) }
 
 // New returns the printer of the named format.
 func New(format string, opts Options) (Printer, error) {
@@ -55,7 +60,7 @@ func New(format string, opts Options) (Printer, error) {
 	case "markdown":
 		return markdownPrinter{gate: newGate(opts.FailOn)}, nil
 	}
-	return nil, fmt.Errorf("unknown report format %q: want one of %s", format, strings.Join(Formats, ", "))
+	return nil, fmt.Errorf("unknown report format %q: want one of %s", format, strings.Join(formats, ", "))
 }
 
 // bufferSize is the size of the buffer every printer writes through: large

@@ -179,8 +179,8 @@ func emptyReport() *audit.Report {
 }
 
 func zeroLabels() map[audit.Label]int {
-	labels := make(map[audit.Label]int, len(audit.Labels))
-	for _, l := range audit.Labels {
+	labels := make(map[audit.Label]int, len(audit.Labels()))
+	for _, l := range audit.Labels() {
 		labels[l] = 0
 	}
 	return labels
@@ -188,8 +188,8 @@ func zeroLabels() map[audit.Label]int {
 
 // zeroFindings returns every finding code at zero, as audit.Merge counts them.
 func zeroFindings() map[string]int {
-	findings := make(map[string]int, len(audit.FindingCodes))
-	for _, c := range audit.FindingCodes {
+	findings := make(map[string]int, len(audit.FindingCodes()))
+	for _, c := range audit.FindingCodes() {
 		findings[c] = 0
 	}
 	return findings
@@ -201,7 +201,7 @@ func withOperations(rep *audit.Report, ops []audit.Operation) *audit.Report {
 }
 
 func TestNew(t *testing.T) {
-	for _, format := range Formats {
+	for _, format := range Formats() {
 		t.Run(format, func(t *testing.T) {
 			p, err := New(format, Options{})
 			if err != nil || p == nil {
@@ -215,7 +215,7 @@ func TestNew(t *testing.T) {
 			if err == nil {
 				t.Fatalf("New(%q) = %T, nil; want an error", format, p)
 			}
-			want := `unknown report format "` + format + `": want one of ` + strings.Join(Formats, ", ")
+			want := `unknown report format "` + format + `": want one of ` + strings.Join(Formats(), ", ")
 			if diff := cmp.Diff(want, err.Error()); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
@@ -285,7 +285,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 func TestWriteError(t *testing.T) {
 	big := manyOperations(3000, 7) // several chunks and buffers
 	opts := Options{All: true, FailOn: specFailOn}
-	for _, format := range Formats {
+	for _, format := range Formats() {
 		for _, tc := range []struct {
 			name string
 			rep  *audit.Report

@@ -26,7 +26,7 @@ func randomOperations(r *rand.Rand, n int) []audit.Operation {
 		for range 1 + r.IntN(4) {
 			id.WriteString(idParts[r.IntN(len(idParts))])
 		}
-		op := syntheticOperation(i, audit.Labels[r.IntN(len(audit.Labels))])
+		op := syntheticOperation(i, audit.Labels()[r.IntN(len(audit.Labels()))])
 		op.OperationID = id.String()
 		op.Attempts = r.IntN(3)
 		op.EffectObservations = r.IntN(3)
@@ -34,7 +34,7 @@ func randomOperations(r *rand.Rand, n int) []audit.Operation {
 			op.Attempts = r.IntN(100000) // some rows of a look of their own
 		}
 		op.Findings = nil
-		for _, code := range audit.FindingCodes {
+		for _, code := range audit.FindingCodes() {
 			if r.IntN(8) == 0 {
 				op = withFindings(op, code)
 			}

@@ -539,7 +539,7 @@ func summaryLine(s *audit.Summary) string {
 	b := make([]byte, 0, 256)
 	b = appendPlural(b, s.Operations, "operation")
 	b = append(b, ": "...)
-	for i, l := range audit.Labels {
+	for i, l := range audit.Labels() {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
@@ -579,7 +579,7 @@ func findingsLine(s *audit.Summary) string {
 		var digits [20]byte
 		b.Write(strconv.AppendInt(digits[:0], int64(n), 10))
 	}
-	for _, code := range audit.FindingCodes {
+	for _, code := range audit.FindingCodes() {
 		if n := s.Findings[code]; n != 0 {
 			add(code, n)
 		}

@@ -46,9 +46,6 @@ const (
 	LabelAbsent      = "absent"
 )
 
-// Labels lists the five labels in the order of SPEC's rules. Read it, do not modify it.
-var Labels = []string{LabelKeyConflict, LabelDuplicate, LabelHealthy, LabelAbsent, LabelUncertain}
-
 // ErrConfig reports a Config that cannot be generated.
 var ErrConfig = errors.New("synth: invalid config")
 

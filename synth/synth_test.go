@@ -122,7 +122,7 @@ func TestGenerateStats(t *testing.T) {
 	for _, l := range g.truthLabels(t) {
 		labels[l]++
 	}
-	for _, l := range Labels {
+	for _, l := range labelNames {
 		labels[l] += 0 // all five keys, as Stats has them
 	}
 	want := Stats{
@@ -168,7 +168,7 @@ func TestGenerateLabelMix(t *testing.T) {
 		LabelUncertain:   0.12,
 		LabelAbsent:      0.05,
 	}
-	for _, l := range Labels {
+	for _, l := range labelNames {
 		got := float64(g.stats.Labels[l]) / float64(g.stats.Operations)
 		t.Logf("%-12s %5.2f%%", l, 100*got)
 		// About five standard errors at 20000 operations.
@@ -590,7 +590,7 @@ func TestTruthRoundTrip(t *testing.T) {
 	for _, op := range order {
 		counts[labels[op]]++
 	}
-	for _, l := range Labels {
+	for _, l := range labelNames {
 		counts[l] += 0
 	}
 	if diff := cmp.Diff(g.stats.Labels, counts); diff != "" {
