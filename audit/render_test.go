@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 // still read as they did when each was handed out: their strings alias
 // batch buffers that are reused, so Clone must copy them.
 func TestOperationListOutlivesBatches(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var recs []rec
 	for i := range 20000 {
 		op := fmt.Sprintf("op-%d", i)
@@ -28,6 +26,7 @@ func TestOperationListOutlivesBatches(t *testing.T) {
 		}
 	}
 	rep := run(build(t, recs))
+	rep.view.renderers = 2
 	var want []string // each operation as JSON, taken while it is current
 	err := rep.Operations(func(o *Operation) error {
 		b, err := json.Marshal(o)
@@ -66,10 +65,11 @@ func TestLongOperationsSplitBatches(t *testing.T) {
 		recs = append(recs, rec{typ: E, op: op, ref: ref})
 	}
 	records := build(t, recs)
-	render := func(procs int) []string {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+	render := func(renderers int) []string {
 		var out []string
-		err := run(records).Operations(func(o *Operation) error {
+		rep := run(records)
+		rep.view.renderers = renderers
+		err := rep.Operations(func(o *Operation) error {
 			b, err := json.Marshal(o)
 			out = append(out, string(b))
 			return err

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math/bits"
 	"runtime"
@@ -365,7 +366,8 @@ func (v *view) batches(newEncoder func() Encoder, brief bool, annotate func(*Ope
 		total += p.ops.len()
 	}
 	merge := newMerger(v.parts)
-	workers := max(1, min(runtime.GOMAXPROCS(0), (total+batchSize-1)/batchSize))
+	workers := cmp.Or(v.renderers, runtime.GOMAXPROCS(0))
+	workers = max(1, min(workers, (total+batchSize-1)/batchSize))
 	newEnc := func() Encoder {
 		if newEncoder == nil {
 			return nil
@@ -536,6 +538,7 @@ func cloneStrings(list []string) []string {
 type view struct {
 	parts         []*Auditor
 	sharedEffects map[opRef]sharedWith
+	renderers     int // goroutines that render batches; 0 is GOMAXPROCS (tests set it)
 }
 
 type opRef struct {
