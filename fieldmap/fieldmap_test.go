@@ -128,12 +128,15 @@ func TestLoad(t *testing.T) {
 		{name: "double quoted escape", file: "map:\n  scope: \"a\\.b\"\n", err: `m.yaml:2: found unknown escape character '.'`},
 		{name: "not a mapping", file: "- map\n", err: `m.yaml:1: want a mapping with the key map, got a list`},
 		{name: "map not a mapping", file: "map: op_id\n", err: `m.yaml:1: map: want a mapping of ledger field to path, got a string`},
-		{name: "alias", file: "map:\n  scope: &s a\n  type: *s\n", err: `m.yaml:2: map.scope: want a path (a string), got an anchor (&), which a mapping file does not use`},
+		{name: "alias", file: "map:\n  scope: &s a\n  type: *s\n", err: `m.yaml:2: map.scope: anchors (&) are not supported in a mapping file`},
 		{name: "two documents", file: "map: {}\n---\nmap: {}\n", err: `m.yaml:3: a second YAML document; a mapping file holds one`},
 		{name: "deep", file: strings.Repeat("[", 100) + "\n", err: `m.yaml:1: nested more than 16 levels deep`},
 		{name: "number key", file: "12: x\n", err: `m.yaml:1: want a name as key, got a number`},
-		{name: "merge key", file: "map:\n  <<: {scope: a}\n", err: `m.yaml:2: want a name as key, got a merge key (<<), which a mapping file does not use`},
-		{name: "tag", file: "map:\n  scope: !!str a\n", err: `m.yaml:2: map.scope: want a path (a string), got a tag (!), which a mapping file does not use`},
+		{name: "merge key", file: "map:\n  <<: {scope: a}\n", err: `m.yaml:2: map: merge keys (<<) are not supported in a mapping file`},
+		{name: "tag", file: "map:\n  scope: !!str a\n", err: `m.yaml:2: map.scope: tags (!) are not supported in a mapping file`},
+		// Worded as a policy file words them (yamldoc.Unsupported).
+		{name: "block scalar", file: "map:\n  scope: |\n    a\n", err: `m.yaml:2: map.scope: block scalars (| and >) are not supported in a mapping file`},
+		{name: "explicit key", file: "map:\n  ? scope\n  : a\n", err: `m.yaml:2: map: explicit keys (?) are not supported in a mapping file`},
 		{name: "control characters in a message", file: "map:\n  \"sc\\u001bope\": a\n", err: `m.yaml:2: map: unknown ledger field "sc\x1bope"; valid fields: type, operationId, attemptId, idempotencyKey, scope, payloadHash, result, effectRef, observedAt, attempt`},
 		{name: "syntax", file: "map: {scope: \n", err: `m.yaml:1: could not find map value`},
 	}

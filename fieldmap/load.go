@@ -2,7 +2,6 @@ package fieldmap
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/effectaudit/effectaudit/yamldoc"
 	"github.com/goccy/go-yaml/ast"
@@ -51,12 +50,12 @@ func load(name string, data []byte) (*Map, *Error) {
 	if body == nil {
 		return m, nil
 	}
-	top, ok := entries(body)
+	top, ok := yamldoc.Entries(body)
 	if !ok {
-		return nil, errAt(body, "want a mapping with the key map, got %s", describe(body))
+		return nil, wrong(errAt, body, "", "want a mapping with the key map")
 	}
 	for _, kv := range top {
-		key, e := keyName(kv, errAt)
+		key, e := keyName(kv, "", errAt)
 		if e != nil {
 			return nil, e
 		}
@@ -66,12 +65,12 @@ func load(name string, data []byte) (*Map, *Error) {
 		if _, null := kv.Value.(*ast.NullNode); null || kv.Value == nil {
 			continue
 		}
-		fields, ok := entries(kv.Value)
+		fields, ok := yamldoc.Entries(kv.Value)
 		if !ok {
-			return nil, errAt(kv.Value, "map: want a mapping of ledger field to path, got %s", describe(kv.Value))
+			return nil, wrong(errAt, kv.Value, "map", "want a mapping of ledger field to path")
 		}
 		for _, fv := range fields {
-			field, e := keyName(fv, errAt)
+			field, e := keyName(fv, "map", errAt)
 			if e != nil {
 				return nil, e
 			}
@@ -89,9 +88,9 @@ func load(name string, data []byte) (*Map, *Error) {
 			case *ast.NullNode:
 				return nil, errAt(fv, "map.%s: empty path", field)
 			case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
-				return nil, errAt(fv.Value, "map.%s: want a path (a string), got %s; quote it", field, describe(fv.Value))
+				return nil, errAt(fv.Value, "map.%s: want a path (a string), got %s; quote it", field, yamldoc.Describe(fv.Value))
 			default:
-				return nil, errAt(fv.Value, "map.%s: want a path (a string), got %s", field, describe(fv.Value))
+				return nil, wrong(errAt, fv.Value, "map."+field, "want a path (a string)")
 			}
 			segs, err := parsePath(text)
 			if err != nil {
@@ -103,53 +102,25 @@ func load(name string, data []byte) (*Map, *Error) {
 	return m, nil
 }
 
-// entries returns the members of a YAML mapping. A mapping with a single
-// key is a lone MappingValueNode in the AST.
-func entries(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch n := n.(type) {
-	case *ast.MappingNode:
-		return n.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{n}, true
-	}
-	return nil, false
-}
-
-// keyName returns a mapping key that is a plain string.
-func keyName(kv *ast.MappingValueNode, errAt func(ast.Node, string, ...any) *Error) (string, *Error) {
+// keyName returns a mapping key that is a plain string, in the mapping at
+// path.
+func keyName(kv *ast.MappingValueNode, path string, errAt func(ast.Node, string, ...any) *Error) (string, *Error) {
 	if s, ok := kv.Key.(*ast.StringNode); ok {
 		return s.Value, nil
 	}
-	return "", errAt(kv.Key, "want a name as key, got %s", describe(kv.Key))
+	return "", wrong(errAt, kv.Key, path, "want a name as key")
 }
 
-// describe names what a node is, for a message.
-func describe(n ast.Node) string {
-	switch n.(type) {
-	case nil:
-		return "nothing"
-	case *ast.AnchorNode:
-		return "an anchor (&), which a mapping file does not use"
-	case *ast.AliasNode:
-		return "an alias (*), which a mapping file does not use"
-	case *ast.TagNode:
-		return "a tag (!), which a mapping file does not use"
-	case *ast.MergeKeyNode:
-		return "a merge key (<<), which a mapping file does not use"
-	case *ast.MappingKeyNode:
-		return "an explicit key (?), which a mapping file does not use"
-	case *ast.SequenceNode:
-		return "a list"
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "a mapping"
-	case *ast.NullNode:
-		return "null"
-	case *ast.StringNode, *ast.LiteralNode:
-		return "a string"
-	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
-		return "a number"
-	case *ast.BoolNode:
-		return "a boolean"
+// wrong is the error for n where want was expected, under path (the
+// mapping it stands in, "" at the top): the YAML feature n is, if a
+// mapping file refuses it as a policy file does, else what n is.
+func wrong(errAt func(ast.Node, string, ...any) *Error, n ast.Node, path, want string) *Error {
+	lead := ""
+	if path != "" {
+		lead = path + ": "
 	}
-	return "a " + strings.ToLower(n.Type().String())
+	if what := yamldoc.Unsupported(n); what != "" {
+		return errAt(n, "%s%s are not supported in a mapping file", lead, what)
+	}
+	return errAt(n, "%s%s, got %s", lead, want, yamldoc.Describe(n))
 }

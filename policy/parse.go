@@ -107,42 +107,10 @@ func prefix(path string) string {
 // unsupported rejects the YAML features a policy file does not use, wherever
 // they appear, before anything looks at the node's value.
 func (d *decoder) unsupported(n ast.Node, path string) *Error {
-	var what string
-	switch n.(type) {
-	case *ast.AnchorNode:
-		what = "anchors (&)"
-	case *ast.AliasNode:
-		what = "aliases (*)"
-	case *ast.TagNode:
-		what = "tags (!)"
-	case *ast.MergeKeyNode:
-		what = "merge keys (<<)"
-	case *ast.LiteralNode:
-		what = "block scalars (| and >)"
-	case *ast.MappingKeyNode:
-		what = "explicit keys (?)"
-	default:
-		return nil
+	if what := yamldoc.Unsupported(n); what != "" {
+		return d.errorf(yamldoc.NodePos(n), "%s%s are not supported in a policy file", prefix(path), what)
 	}
-	return d.errorf(yamldoc.NodePos(n), "%s%s are not supported in a policy file", prefix(path), what)
-}
-
-func describe(n ast.Node) string {
-	switch n.(type) {
-	case *ast.StringNode:
-		return "a string"
-	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
-		return "a number"
-	case *ast.BoolNode:
-		return "a boolean"
-	case *ast.NullNode:
-		return "null"
-	case *ast.SequenceNode:
-		return "a list"
-	case *ast.MappingNode, *ast.MappingValueNode:
-		return "a mapping"
-	}
-	return "an unsupported value"
+	return nil
 }
 
 // scalarText is the text of a plain or quoted scalar: the decoded string, or
@@ -166,20 +134,19 @@ func (d *decoder) mapping(n ast.Node, path string, keyAt pos, ifNull string) ([]
 	if e := d.unsupported(n, path); e != nil {
 		return nil, e
 	}
-	switch n := n.(type) {
-	case *ast.MappingNode:
-		return n.Values, nil
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{n}, nil
+	if entries, ok := yamldoc.Entries(n); ok {
+		return entries, nil
+	}
+	switch n.(type) {
 	case *ast.NullNode:
 		if path != "" {
 			return nil, d.errorf(keyAt, "%sno value (%s)", prefix(path), ifNull)
 		}
 	}
 	if path == "" {
-		return nil, d.errorf(yamldoc.NodePos(n), "expected a mapping with keys retry and keyRetention, got %s", describe(n))
+		return nil, d.errorf(yamldoc.NodePos(n), "expected a mapping with keys retry and keyRetention, got %s", yamldoc.Describe(n))
 	}
-	return nil, d.errorf(yamldoc.NodePos(n), "%sexpected a mapping, got %s", prefix(path), describe(n))
+	return nil, d.errorf(yamldoc.NodePos(n), "%sexpected a mapping, got %s", prefix(path), yamldoc.Describe(n))
 }
 
 // key returns kv's key if it is one of allowed.
@@ -189,7 +156,7 @@ func (d *decoder) key(kv *ast.MappingValueNode, path string, allowed ...string) 
 	}
 	name, ok := scalarText(kv.Key)
 	if !ok {
-		return "", d.errorf(yamldoc.NodePos(kv.Key), "%sexpected a key, got %s", prefix(path), describe(kv.Key))
+		return "", d.errorf(yamldoc.NodePos(kv.Key), "%sexpected a key, got %s", prefix(path), yamldoc.Describe(kv.Key))
 	}
 	for _, a := range allowed {
 		if name == a {
@@ -230,7 +197,7 @@ func (d *decoder) results(kv *ast.MappingValueNode, l *resultList) *Error {
 		if _, null := v.(*ast.NullNode); null {
 			return d.errorf(yamldoc.NodePos(kv.Key), "%s: no value (write [] for an empty list, or remove the key to use the default)", l.path)
 		}
-		return d.errorf(yamldoc.NodePos(v), "%s: expected a list of results, got %s", l.path, describe(v))
+		return d.errorf(yamldoc.NodePos(v), "%s: expected a list of results, got %s", l.path, yamldoc.Describe(v))
 	}
 	l.given = true
 	l.entries = make([]entry, 0, len(seq.Values))
@@ -241,7 +208,7 @@ func (d *decoder) results(kv *ast.MappingValueNode, l *resultList) *Error {
 		at := yamldoc.NodePos(item)
 		s, ok := scalarText(item)
 		if !ok {
-			return d.errorf(at, "%s: expected a result name, got %s", l.path, describe(item))
+			return d.errorf(at, "%s: expected a result name, got %s", l.path, yamldoc.Describe(item))
 		}
 		if s == "" {
 			return d.errorf(at, "%s: empty result name", l.path)
@@ -294,7 +261,7 @@ func (d *decoder) scopes(kv *ast.MappingValueNode) (map[string]time.Duration, *E
 		at := yamldoc.NodePos(kv.Key)
 		name, ok := scalarText(kv.Key)
 		if !ok {
-			return nil, d.errorf(at, "%s: expected a scope name, got %s", path, describe(kv.Key))
+			return nil, d.errorf(at, "%s: expected a scope name, got %s", path, yamldoc.Describe(kv.Key))
 		}
 		if name == "" {
 			return nil, d.errorf(at, "%s: empty scope name (the empty scope is the default scope: set keyRetention.default)", path)
@@ -337,7 +304,7 @@ func (d *decoder) duration(kv *ast.MappingValueNode, path string) (time.Duration
 	at := yamldoc.NodePos(v)
 	s, ok := scalarText(v)
 	if !ok {
-		return 0, d.errorf(at, "%s: expected a duration such as 24h or 7d, got %s", path, describe(v))
+		return 0, d.errorf(at, "%s: expected a duration such as 24h or 7d, got %s", path, yamldoc.Describe(v))
 	}
 	dur, err := parseDuration(s)
 	if err != nil {

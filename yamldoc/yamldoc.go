@@ -141,3 +141,58 @@ func printable(s string) string {
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
 }
+
+// Entries returns the members of a mapping node: a mapping with a single
+// key is a lone MappingValueNode in the AST.
+func Entries(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		return n.Values, true
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{n}, true
+	}
+	return nil, false
+}
+
+// Unsupported names, in the plural for a message, the YAML feature n is of
+// those the strict files refuse wherever they stand, so that both say the
+// same of the same mistake; "" for any other node.
+func Unsupported(n ast.Node) string {
+	switch n.(type) {
+	case *ast.AnchorNode:
+		return "anchors (&)"
+	case *ast.AliasNode:
+		return "aliases (*)"
+	case *ast.TagNode:
+		return "tags (!)"
+	case *ast.MergeKeyNode:
+		return "merge keys (<<)"
+	case *ast.MappingKeyNode:
+		return "explicit keys (?)"
+	case *ast.LiteralNode:
+		return "block scalars (| and >)"
+	}
+	return ""
+}
+
+// Describe names what kind of value n is, for a message; ask Unsupported
+// first, which says more of the nodes it names.
+func Describe(n ast.Node) string {
+	switch n.(type) {
+	case nil:
+		return "nothing"
+	case *ast.StringNode:
+		return "a string"
+	case *ast.IntegerNode, *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "a boolean"
+	case *ast.NullNode:
+		return "null"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	}
+	return "a " + strings.ToLower(n.Type().String())
+}

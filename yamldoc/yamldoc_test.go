@@ -45,3 +45,30 @@ func TestParseErrorIsPrintable(t *testing.T) {
 		t.Errorf("got %+v, want an escaped message on line 1", err)
 	}
 }
+
+// TestUnsupported checks that each YAML feature the strict files refuse is
+// named, and that plain values are not.
+func TestUnsupported(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"a: &x 1", "anchors (&)"},
+		{"a: !!str 1", "tags (!)"},
+		{"a: |\n  x\n", "block scalars (| and >)"},
+		{"a: 1", ""},
+		{"a: x", ""},
+		{"a: [1]", ""},
+	} {
+		t.Run(tc.doc, func(t *testing.T) {
+			body, e := Body([]byte(tc.doc), 8, "test file")
+			if e != nil {
+				t.Fatal(e.Msg)
+			}
+			entries, ok := Entries(body)
+			if !ok || len(entries) != 1 {
+				t.Fatalf("Entries of %q: %v, %v", tc.doc, entries, ok)
+			}
+			if got := Unsupported(entries[0].Value); got != tc.want {
+				t.Errorf("Unsupported(%q) = %q, want %q", tc.doc, got, tc.want)
+			}
+		})
+	}
+}
