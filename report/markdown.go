@@ -195,18 +195,33 @@ const markdownSpecial = "\\`*_~[]<>&$|"
 // appendMarkdownText appends s, which holds no line break, as the text of a
 // table cell: each special character backslash-escaped. "\|" keeps a pipe
 // in its cell (GFM reads every "\|" so, before the inline markup); the
-// other escapes make the text render as written. Spaces at either end are
-// lost, since GFM trims cells; HTML would not show them anyway.
+// other escapes make the text render as written. So do those of the colon
+// of "://" and the dot of "www.", which GFM would otherwise turn into
+// links a ledger chose (an e-mail address still becomes one: no escape
+// stops it). Spaces at either end are lost, since GFM trims cells; HTML
+// would not show them anyway.
 func appendMarkdownText(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(markdownSpecial, s[i]) >= 0 {
+		if strings.IndexByte(markdownSpecial, s[i]) >= 0 || autolinks(s, i) {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', s[i])
 			start = i + 1
 		}
 	}
 	return append(dst, s[start:]...)
+}
+
+// autolinks reports whether s[i] is the colon of "://" or the dot of
+// "www.", from which GFM makes a link of the text around it.
+func autolinks(s string, i int) bool {
+	switch s[i] {
+	case ':':
+		return strings.HasPrefix(s[i+1:], "//")
+	case '.':
+		return i >= 3 && strings.EqualFold(s[i-3:i], "www")
+	}
+	return false
 }
 
 // appendCodeSpan appends s, which holds no line break, as a code span in a

@@ -123,14 +123,15 @@ func splitRow(line string) []string {
 func cellText(s string) string { return strings.Trim(shown(s), " ") }
 
 // decodeText reads a text cell: every Markdown special character must be
-// backslash-escaped; the escapes are dropped.
+// backslash-escaped, and a backslash escapes ASCII punctuation only (as in
+// CommonMark); the escapes are dropped.
 func decodeText(cell string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(cell); i++ {
 		c := cell[i]
 		switch {
 		case c == '\\':
-			if i+1 == len(cell) || !strings.ContainsRune(markdownSpecial, rune(cell[i+1])) {
+			if i+1 == len(cell) || !strings.ContainsRune(markdownSpecial+":.", rune(cell[i+1])) {
 				return "", errors.New("backslash escapes nothing special at " + strconv.Itoa(i))
 			}
 			i++
@@ -381,4 +382,21 @@ func FuzzMarkdown(f *testing.F) {
 			t.Errorf("reason cell %q reads %q, %v; want %q", tab.rows[0][4], reason, err, cellText(s))
 		}
 	})
+}
+
+// TestMarkdownTextNoAutolinks checks that a URL or a www. address from the
+// ledger stays text in a cell: GFM (cmark-gfm's autolink extension) links
+// neither once the colon of "://" and the dot after "www" are escaped.
+func TestMarkdownTextNoAutolinks(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"ref https://evil.example/reset", `ref https\://evil.example/reset`},
+		{"ftp://x and HTTP://y", `ftp\://x and HTTP\://y`},
+		{"www.evil.example, WwW.x", `www\.evil.example, WwW\.x`},
+		{"a: b, c:/d, w.ww, ww.w", "a: b, c:/d, w.ww, ww.w"},
+		{"x:", "x:"},
+	} {
+		if got := string(appendMarkdownText(nil, tc.in)); got != tc.want {
+			t.Errorf("appendMarkdownText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }
