@@ -107,40 +107,36 @@ func TestCommitAllOrNone(t *testing.T) {
 
 func TestOutputThroughLink(t *testing.T) {
 	for _, exists := range []bool{true, false} {
-		t.Run(fmt.Sprintf("target exists %v", exists), func(t *testing.T) { outputThroughLink(t, exists) })
-	}
-}
-
-func outputThroughLink(t *testing.T, exists bool) {
-	{
-		dir := t.TempDir()
-		if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		real := filepath.Join(dir, "sub", "real.json")
-		link := filepath.Join(dir, "link.json")
-		if exists {
-			if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+		t.Run(fmt.Sprintf("target exists %v", exists), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if err := os.Symlink(filepath.Join("sub", "real.json"), link); err != nil {
-			t.Skip("no symbolic links here:", err)
-		}
-		o, err := createOutput(link, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.WriteString("new")
-		if err := commit(o); err != nil {
-			t.Fatal(err)
-		}
-		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
-			t.Errorf("existing %v: link.json is no longer a link (%v)", exists, err)
-		}
-		if b, _ := os.ReadFile(real); string(b) != "new" {
-			t.Errorf("existing %v: the file linked to holds %q; want %q", exists, b, "new")
-		}
+			real := filepath.Join(dir, "sub", "real.json")
+			link := filepath.Join(dir, "link.json")
+			if exists {
+				if err := os.WriteFile(real, []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(filepath.Join("sub", "real.json"), link); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			o, err := createOutput(link, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.WriteString("new")
+			if err := commit(o); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Errorf("existing %v: link.json is no longer a link (%v)", exists, err)
+			}
+			if b, _ := os.ReadFile(real); string(b) != "new" {
+				t.Errorf("existing %v: the file linked to holds %q; want %q", exists, b, "new")
+			}
+		})
 	}
 }
 
