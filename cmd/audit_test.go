@@ -439,6 +439,9 @@ func TestExitCodeKeepsContext(t *testing.T) {
 		{"a wrapped failure", fmt.Errorf("write baseline: %w", failure(errors.New("b.json: disk full"))), ExitError,
 			"effectaudit: write baseline: b.json: disk full\n"},
 		{"a wrapped silent exit", fmt.Errorf("gate: %w", silentExit(ExitFailOn)), ExitFailOn, ""},
+		// What a CI runner would read as commands, quoted from an input.
+		{"workflow commands defused", failure(errors.Join(errors.New(`p.json: near "##[error]x"`), errors.New("::warning::y"))), ExitError,
+			"effectaudit: p.json: near \"\\x23#[error]x\"\n\\x3a:warning::y\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/effectaudit/effectaudit/report"
 )
 
 // Exit statuses, as SPEC's Command behaviour defines them.
@@ -83,7 +86,13 @@ func exitCode(err error, stderr io.Writer, cmdPath string) int {
 		ee = &exitError{code: ExitError, err: err, usage: true}
 	}
 	if msg := shown(err, ee); msg != nil {
-		fmt.Fprintf(stderr, "effectaudit: %v\n", msg)
+		// Messages quote inputs (a payload hash reads, a policy file): no
+		// line of them may be a workflow command in a CI log.
+		lines := strings.Split(msg.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = report.DefuseCommands(l)
+		}
+		fmt.Fprintf(stderr, "effectaudit: %s\n", strings.Join(lines, "\n"))
 		if ee.usage {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmdPath)
 		}

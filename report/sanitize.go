@@ -23,20 +23,21 @@ import (
 //     around them shows, and tables count most of them as no column wide.
 //
 // It also defuses what a CI runner reading the output would take for a
-// command of its own (see defuseCommands). Everything else is unchanged:
+// command of its own (see DefuseCommands). Everything else is unchanged:
 // backslashes are not escaped, and combining marks are left to combine, so two ids that differ can still look alike
 // ("e\u0301" and "é"); the JSON report carries every string exactly. A
 // string that needs no escape is returned as is, without allocating.
-func Sanitize(s string) string { return defuseCommands(escapeHidden(s)) }
+func Sanitize(s string) string { return DefuseCommands(escapeHidden(s)) }
 
-// defuseCommands escapes what the GitHub Actions runner reads as a workflow
-// command in any line of a step's standard output or error: "##[" anywhere
+// DefuseCommands escapes what the GitHub Actions runner reads as a workflow
+// command in any line of a step's standard output or error, s being one
+// line: "##[" anywhere
 // in a line (its older syntax), as \x23#[, and "::" where a line starts,
 // after white space, as \x3a:. Rows of the table and of explain start with
 // an id, and errors quote ledger values: a ledger must not add annotations
 // to the job, set its outputs or stop its commands. The runner trims what
 // .NET calls white space, which unicode.IsSpace matches.
-func defuseCommands(s string) string {
+func DefuseCommands(s string) string {
 	if strings.Contains(s, "##[") {
 		s = strings.ReplaceAll(s, "##[", `\x23#[`)
 	}
@@ -117,7 +118,7 @@ func headCut(s string, n int) int {
 		}
 		i += size
 	}
-	// What defuseCommands adds, a few runes at the most.
+	// What DefuseCommands adds, a few runes at the most.
 	for utf8.RuneCountInString(Sanitize(s[:i])) > n {
 		_, size := utf8.DecodeLastRuneInString(s[:i])
 		i -= size
