@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/effectaudit/effectaudit/audit"
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -11,20 +13,33 @@ import (
 
 // TestEveryWordFlagCompletes asks shell completion for the values of every
 // flag that takes words from a fixed set, in every command, and wants
-// exactly those words: a flag left out of offerWords, or registered
-// before it exists, offers files instead.
+// exactly the words listed here: a flag left out of offerWords, or
+// registered before it exists, offers files instead, and a flag not listed
+// here fails the test until it is.
 func TestEveryWordFlagCompletes(t *testing.T) {
+	words := map[string][]string{
+		"audit --format":         {"table", "json", "ndjson", "junit", "markdown"},
+		"audit --fail-on":        append([]string{"none"}, audit.GateNames()...),
+		"audit --annotations":    {"github"},
+		"audit --input-format":   {"auto", "ndjson", "otlp"},
+		"explain --format":       {"table", "json"},
+		"explain --input-format": {"auto", "ndjson", "otlp"},
+	}
 	s, _, _ := TestStreams("")
 	root := newRoot(s, &cpuProfile{}, &watchedWriter{w: s.Out})
 	checked := 0
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(fl *pflag.Flag) {
-			o, ok := fl.Value.(offered)
-			if !ok {
+			if _, ok := fl.Value.(offered); !ok {
 				return
 			}
 			checked++
+			want, listed := words[c.Name()+" --"+fl.Name]
+			if !listed {
+				t.Errorf("%s --%s offers words this test does not list", c.Name(), fl.Name)
+				return
+			}
 			args := []string{"__complete"}
 			args = append(args, strings.Fields(c.CommandPath())[1:]...)
 			if c.Name() == "explain" {
@@ -37,7 +52,7 @@ func TestEveryWordFlagCompletes(t *testing.T) {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}
 				lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-				want := append(o.offers(), ":4") // and no file completion
+				want := append(slices.Clone(want), ":4") // and no file completion
 				if diff := cmp.Diff(want, lines); diff != "" {
 					t.Errorf("completions (-want +got):\n%s", diff)
 				}
@@ -48,7 +63,7 @@ func TestEveryWordFlagCompletes(t *testing.T) {
 		}
 	}
 	walk(root)
-	if checked < 5 { // audit: format, fail-on, annotations, input-format; explain: format, input-format
-		t.Fatalf("only %d flags take words; the walk missed commands", checked)
+	if checked != len(words) {
+		t.Fatalf("%d flags take words, %d are listed; the walk missed commands", checked, len(words))
 	}
 }

@@ -88,3 +88,32 @@ func TestAbbreviate(t *testing.T) {
 		})
 	}
 }
+
+// TestInOrder checks the order explain lists records in: timed ones by
+// time, then untimed ones, each group in input order, then line order.
+func TestInOrder(t *testing.T) {
+	timed := func(sec int64) explained {
+		s := fmt.Sprint(sec)
+		return explained{ObservedAt: &s, at: audit.Instant{Sec: sec}}
+	}
+	at := func(e explained, input, line int) explained {
+		e.pos, e.Line = audit.Position{Input: input, Line: line}, line
+		return e
+	}
+	kept := [][]explained{{
+		at(explained{}, 1, 1), // untimed, second input
+		at(timed(20), 0, 5),   // timed, later
+		at(explained{}, 0, 2), // untimed, first input, line 2
+		at(timed(10), 1, 9),   // timed, earliest
+		at(explained{}, 0, 1), // untimed, first input, line 1
+		at(timed(20), 0, 3),   // timed, a tie with line 5: line order
+	}}
+	var got []string
+	for _, r := range inOrder(kept, []string{"a", "b"}) {
+		got = append(got, fmt.Sprintf("%s:%d", r.Input, r.Line))
+	}
+	want := []string{"b:9", "a:3", "a:5", "a:1", "a:2", "b:1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}

@@ -802,3 +802,21 @@ func TestApply(t *testing.T) {
 		seen[*a] = f
 	}
 }
+
+// TestConvertFourBadSpans checks the count past the bad spans a line's
+// error names: exactly one more is "; and 1 more".
+func TestConvertFourBadSpans(t *testing.T) {
+	bad := spanJSON(`{}`, isAttempt) // no operation id
+	at := func(i int) string {
+		return fmt.Sprintf(`span "00f067aa0ba902b7" (resourceSpans[0].scopeSpans[0].spans[%d]): field "operationId" (from attribute "effect.operation_id"): missing or empty`, i)
+	}
+	c := &Converter{Mapping: DefaultMapping()}
+	err := c.Convert([]byte(export("", "", bad, bad, bad, bad)), audit.Position{Line: 1}, func(*audit.Record) {})
+	if err == nil {
+		t.Fatal("Convert accepted four bad spans")
+	}
+	want := "4 invalid spans: " + at(0) + "; " + at(1) + "; " + at(2) + "; and 1 more"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("error (-want +got):\n%s", diff)
+	}
+}

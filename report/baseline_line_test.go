@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/effectaudit/effectaudit/audit"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestBaselineLineBounded checks that the baseline line, which names
@@ -38,6 +41,30 @@ func TestBaselineLineBounded(t *testing.T) {
 			}
 			if n := utf8.RuneCountInString(line); n > tc.most {
 				t.Errorf("baseline line is %d runes; want at most %d", n, tc.most)
+			}
+		})
+	}
+}
+
+// TestBaselineLineNames checks how many ids the baseline line names and
+// counts: one failing anew is named, and past five the rest are counted.
+func TestBaselineLineNames(t *testing.T) {
+	ids := []string{"op-1", "op-2", "op-3", "op-4", "op-5"}
+	for _, tc := range []struct {
+		name    string
+		failing int
+		ids     []string
+		want    string
+	}{
+		{"none", 0, nil, "Against the baseline: 0 operations failing anew, 0 resolved"},
+		{"one", 1, ids[:1], "Against the baseline: 1 operation failing anew (op-1), 0 resolved"},
+		{"five", 5, ids, "Against the baseline: 5 operations failing anew (op-1, op-2, op-3, op-4, op-5), 0 resolved"},
+		{"seven", 7, ids, "Against the baseline: 7 operations failing anew (op-1, op-2, op-3, op-4, op-5 and 2 more), 0 resolved"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := baselineLine(&audit.Summary{Resolved: []string{}}, tc.failing, tc.ids, tableID)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}

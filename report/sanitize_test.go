@@ -25,6 +25,7 @@ func TestSanitize(t *testing.T) {
 		{"CR rewrites the line", "op-1\rop-2", `op-1\x0dop-2`},
 		{"LF and TAB", "a\nb\tc", `a\x0ab\x09c`},
 		{"NUL and DEL", "\x00\x7f", `\x00\x7f`},
+		{"DEL alone", "op\x7f1", `op\x7f1`},
 		{"C1 CSI", "a\u009b31mb", `a\u009b31mb`},
 		{"C1 bounds", "\u0080\u009f\u00a0", `\u0080\u009f` + "\u00a0"},
 		{"bidi override", "op-\u202Egnp.exe", `op-\u202egnp.exe`},

@@ -38,6 +38,7 @@ func TestClipMiddle(t *testing.T) {
 		// Too long only once escaped: the halves do not overlap, and "…"
 		// stands for something.
 		{"x##[y", 7, "x##…y"},
+		{"ab##[c", 7, "ab#…[c"}, // the halves meet: "…" still stands for one
 		{strings.Repeat("A", 57) + "##[" + strings.Repeat("B", 58), maxTableID,
 			strings.Repeat("A", 57) + "##…" + strings.Repeat("B", 58)},
 	}

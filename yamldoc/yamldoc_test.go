@@ -72,3 +72,32 @@ func TestUnsupported(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribe checks what Describe calls each kind of value.
+func TestDescribe(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"a: true", "a boolean"},
+		{"a: .inf", "a number"},
+		{"a: .nan", "a number"},
+		{"a: 12", "a number"},
+		{"a: 1.5", "a number"},
+		{"a: x", "a string"},
+		{"a: null", "null"},
+		{"a: [1]", "a list"},
+		{"a: {b: 1}", "a mapping"},
+	} {
+		t.Run(tc.doc, func(t *testing.T) {
+			body, e := Body([]byte(tc.doc), 8, "test file")
+			if e != nil {
+				t.Fatal(e.Msg)
+			}
+			entries, _ := Entries(body)
+			if got := Describe(entries[0].Value); got != tc.want {
+				t.Errorf("Describe(value of %q) = %q, want %q", tc.doc, got, tc.want)
+			}
+		})
+	}
+	if got := Describe(nil); got != "nothing" {
+		t.Errorf("Describe(nil) = %q, want nothing", got)
+	}
+}
