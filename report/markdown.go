@@ -197,10 +197,36 @@ const markdownSpecial = "\\`*_~[]<>&$|"
 // in its cell (GFM reads every "\|" so, before the inline markup); the
 // other escapes make the text render as written. So do those of the colon
 // of "://" and the dot of "www.", which GFM would otherwise turn into
-// links a ledger chose (an e-mail address still becomes one: no escape
-// stops it). Spaces at either end are lost, since GFM trims cells; HTML
-// would not show them anyway.
+// links a ledger chose. A word with an "@" in it is set as a code span
+// instead: no escape stops GFM from linking an e-mail address, nor GitHub
+// from notifying the @name of a person or team, but neither happens in
+// code. Spaces at either end are lost, since GFM trims cells; HTML would
+// not show them anyway.
 func appendMarkdownText(dst []byte, s string) []byte {
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '@')
+		if i < 0 {
+			return appendEscapedText(dst, s)
+		}
+		start := strings.LastIndexByte(s[:i], ' ') + 1
+		end := strings.IndexByte(s[i:], ' ')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += i
+		}
+		for end > i+1 && strings.IndexByte(",;", s[end-1]) >= 0 {
+			end-- // a list's separator is no part of the word
+		}
+		dst = appendEscapedText(dst, s[:start])
+		dst = appendCodeSpan(dst, s[start:end])
+		s = s[end:]
+	}
+	return dst
+}
+
+// appendEscapedText appends s with each special character escaped.
+func appendEscapedText(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
 		if strings.IndexByte(markdownSpecial, s[i]) >= 0 || autolinks(s, i) {

@@ -124,12 +124,38 @@ func cellText(s string) string { return strings.Trim(shown(s), " ") }
 
 // decodeText reads a text cell: every Markdown special character must be
 // backslash-escaped, and a backslash escapes ASCII punctuation only (as in
-// CommonMark); the escapes are dropped.
+// CommonMark); the escapes are dropped. A code span in it (a word with an
+// "@") is read as decodeCode reads one.
 func decodeText(cell string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(cell); i++ {
 		c := cell[i]
 		switch {
+		case c == '`':
+			n := len(cell[i:]) - len(strings.TrimLeft(cell[i:], "`"))
+			fence := strings.Repeat("`", n)
+			end := -1
+			for j := i + n; j < len(cell); {
+				k := strings.Index(cell[j:], fence)
+				if k < 0 {
+					break
+				}
+				k += j
+				if k+n == len(cell) || cell[k+n] != '`' {
+					end = k
+					break
+				}
+				j = k + n + len(cell[k+n:]) - len(strings.TrimLeft(cell[k+n:], "`"))
+			}
+			if end < 0 {
+				return "", errors.New("code span not closed at " + strconv.Itoa(i))
+			}
+			code, err := decodeCode(cell[i : end+n])
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(code)
+			i = end + n - 1
 		case c == '\\':
 			if i+1 == len(cell) || !strings.ContainsRune(markdownSpecial+":.", rune(cell[i+1])) {
 				return "", errors.New("backslash escapes nothing special at " + strconv.Itoa(i))
@@ -384,9 +410,10 @@ func FuzzMarkdown(f *testing.F) {
 	})
 }
 
-// TestMarkdownTextNoAutolinks checks that a URL or a www. address from the
-// ledger stays text in a cell: GFM (cmark-gfm's autolink extension) links
-// neither once the colon of "://" and the dot after "www" are escaped.
+// TestMarkdownTextNoAutolinks checks that a URL, a www. address, an e-mail
+// address or an @name from the ledger stays text in a cell: GFM
+// (cmark-gfm's autolink extension) links neither of the first two once the
+// colon of "://" and the dot after "www" are escaped, and nothing in code.
 func TestMarkdownTextNoAutolinks(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"ref https://evil.example/reset", `ref https\://evil.example/reset`},
@@ -394,6 +421,12 @@ func TestMarkdownTextNoAutolinks(t *testing.T) {
 		{"www.evil.example, WwW.x", `www\.evil.example, WwW\.x`},
 		{"a: b, c:/d, w.ww, ww.w", "a: b, c:/d, w.ww, ww.w"},
 		{"x:", "x:"},
+		// A word with an "@" is code: neither linked nor a mention.
+		{"refs: ops@evil.example, @org/team", "refs: `ops@evil.example`, `@org/team`"},
+		{"@", "`@`"},
+		{"x a`b@c|d_e y", "x ``a`b@c\\|d_e`` y"},
+		{"a@b,,", "`a@b`,,"},
+		{"@,", "`@`,"},
 	} {
 		if got := string(appendMarkdownText(nil, tc.in)); got != tc.want {
 			t.Errorf("appendMarkdownText(%q) = %q, want %q", tc.in, got, tc.want)
