@@ -123,7 +123,7 @@ func Unmap(b []byte, mapped bool) {
 		munmap(unsafe.Slice(unsafe.SliceData(b), wholePages(len(b))))
 		return
 	}
-	Release(b)
+	giveBack(b)
 }
 
 // MapBlock is Map for n zero values of T, which must hold no pointers.
@@ -147,11 +147,11 @@ func UnmapBlock[T any](block []T, mapped bool) {
 	Unmap(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(block))), size*len(block)), mapped)
 }
 
-// Release gives the memory of b back to the kernel at once, where the
+// giveBack gives the memory of b back to the kernel at once, where the
 // platform allows it, rather than when the garbage collector and the
 // runtime's scavenger get to it. The caller must be done with b: the
 // pages read as zeros afterwards.
-func Release(b []byte) {
+func giveBack(b []byte) {
 	if len(b) < hugePage {
 		return // not worth a system call
 	}

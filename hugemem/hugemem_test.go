@@ -44,14 +44,14 @@ func TestBlock(t *testing.T) {
 	}
 }
 
-// TestRelease checks that released memory stays usable: it reads as zeros
+// TestGiveBack checks that released memory stays usable: it reads as zeros
 // and takes writes again.
-func TestRelease(t *testing.T) {
+func TestGiveBack(t *testing.T) {
 	b := Bytes(3 * hugePage)
 	for i := range b {
 		b[i] = 1
 	}
-	Release(b)
+	giveBack(b)
 	for i := range b {
 		if b[i] > 1 {
 			t.Fatalf("byte %d reads %d after release", i, b[i])
