@@ -442,6 +442,11 @@ func TestExitCodeKeepsContext(t *testing.T) {
 		// What a CI runner would read as commands, quoted from an input.
 		{"workflow commands defused", failure(errors.Join(errors.New(`p.json: near "##[error]x"`), errors.New("::warning::y"))), ExitError,
 			"effectaudit: p.json: near \"\\x23#[error]x\"\n\\x3a:warning::y\n"},
+		// A path with a CR would end the runner's line early, and one with
+		// ESC could clear the terminal; the first line's "::" is no command.
+		{"controls in a path", failure(errors.New("read d\r::error::D\x1b[2J: is a directory")), ExitError,
+			"effectaudit: read d\\x0d::error::D\\x1b[2J: is a directory\n"},
+		{"a path starting with ::", failure(errors.New("::g.ndjson: cut short")), ExitError, "effectaudit: ::g.ndjson: cut short\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

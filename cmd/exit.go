@@ -86,13 +86,15 @@ func exitCode(err error, stderr io.Writer, cmdPath string) int {
 		ee = &exitError{code: ExitError, err: err, usage: true}
 	}
 	if msg := shown(err, ee); msg != nil {
-		// Messages quote inputs (a payload hash reads, a policy file): no
-		// line of them may be a workflow command in a CI log.
-		lines := strings.Split(msg.Error(), "\n")
+		// Messages quote inputs and their names (a payload, a policy
+		// file, a path): each line is sanitized as the table is, so that
+		// none moves the cursor or ends a line early, with a CR, nor is a
+		// workflow command in a CI log.
+		lines := strings.Split("effectaudit: "+msg.Error(), "\n")
 		for i, l := range lines {
-			lines[i] = report.DefuseCommands(l)
+			lines[i] = report.Sanitize(l)
 		}
-		fmt.Fprintf(stderr, "effectaudit: %s\n", strings.Join(lines, "\n"))
+		fmt.Fprintf(stderr, "%s\n", strings.Join(lines, "\n"))
 		if ee.usage {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", cmdPath)
 		}

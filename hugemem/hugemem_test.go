@@ -1,6 +1,7 @@
 package hugemem
 
 import (
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -52,11 +53,25 @@ func TestGiveBack(t *testing.T) {
 		b[i] = 1
 	}
 	giveBack(b)
+	// The pages given back read as zeros where the platform gives them
+	// back (Linux), and as what they held elsewhere; never as anything else.
+	zeros := 0
 	for i := range b {
 		if b[i] > 1 {
 			t.Fatalf("byte %d reads %d after release", i, b[i])
 		}
+		if b[i] == 0 {
+			zeros++
+		}
 		b[i] = 2
+	}
+	if runtime.GOOS == "linux" && zeros < hugePage {
+		t.Errorf("%d bytes read as zeros after release; want the whole pages inside b, %d or more", zeros, hugePage)
+	}
+	for i := range b {
+		if b[i] != 2 {
+			t.Fatalf("byte %d reads %d after a write; want 2", i, b[i])
+		}
 	}
 }
 

@@ -38,7 +38,8 @@ const (
 // cell and renders as the text it is: the operationId in a code span (no
 // emphasis, links, HTML or @-mentions inside), the reason and the next
 // action as text with every character Markdown gives a meaning to
-// backslash-escaped.
+// backslash-escaped, and each word of it with an "@" in a code span (see
+// appendMarkdownText).
 type markdownPrinter struct{ gate gate }
 
 // errStop ends an iteration over the operations early; it never leaves the
@@ -66,7 +67,7 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 	head.WriteString(summaryLine(s))
 	head.WriteString("\n\n")
 	if line := findingsLine(s); line != "" {
-		head.Write(appendMarkdownText(nil, "F"+line[1:]))
+		head.Write(appendMarkdownLine(nil, "F"+line[1:]))
 		head.WriteString("\n\n")
 	}
 	if n := s.InvalidLines; n > 0 {
@@ -77,7 +78,7 @@ func printMarkdown(bw *bufio.Writer, rep *audit.Report, g gate) error {
 		return err
 	}
 	if line := baselineLine(s, failures, nil, shown); line != "" {
-		head.Write(appendMarkdownText(nil, line))
+		head.Write(appendMarkdownLine(nil, line))
 		head.WriteString("\n\n")
 	}
 	listed := s.Operations - s.Labels[audit.Healthy] + failingHealthy
@@ -202,7 +203,13 @@ const markdownSpecial = "\\`*_~[]<>&$|"
 // from notifying the @name of a person or team, but neither happens in
 // code. Spaces at either end are lost, since GFM trims cells; HTML would
 // not show them anyway.
-func appendMarkdownText(dst []byte, s string) []byte {
+func appendMarkdownText(dst []byte, s string) []byte { return appendMarkdown(dst, s, true) }
+
+// appendMarkdownLine is appendMarkdownText for a line of its own, outside
+// the table: there "\|" in a code span would show its backslash.
+func appendMarkdownLine(dst []byte, s string) []byte { return appendMarkdown(dst, s, false) }
+
+func appendMarkdown(dst []byte, s string, cell bool) []byte {
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '@')
 		if i < 0 {
@@ -215,11 +222,15 @@ func appendMarkdownText(dst []byte, s string) []byte {
 		} else {
 			end += i
 		}
-		for end > i+1 && strings.IndexByte(",;", s[end-1]) >= 0 {
-			end-- // a list's separator is no part of the word
+		// The brackets and separators of a list are no part of the word.
+		for start < i && s[start] == '(' {
+			start++
+		}
+		for end > i+1 && strings.IndexByte(",;)", s[end-1]) >= 0 {
+			end--
 		}
 		dst = appendEscapedText(dst, s[:start])
-		dst = appendCodeSpan(dst, s[start:end])
+		dst = appendCode(dst, s[start:end], cell)
 		s = s[end:]
 	}
 	return dst
@@ -256,7 +267,11 @@ func autolinks(s string, i int) bool {
 // longer than the longest run of them in s, and a space pads s when it
 // starts or ends with a backtick or a space, since a code span drops one
 // space at each end. An empty s is an empty cell.
-func appendCodeSpan(dst []byte, s string) []byte {
+func appendCodeSpan(dst []byte, s string) []byte { return appendCode(dst, s, true) }
+
+// appendCode appends s as a code span, in a table cell or, with cell
+// false, outside the table, where a pipe needs no escape.
+func appendCode(dst []byte, s string, cell bool) []byte {
 	if s == "" {
 		return dst
 	}
@@ -279,7 +294,7 @@ func appendCodeSpan(dst []byte, s string) []byte {
 	}
 	dst = append(dst, pad...)
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; cell && i < len(s); i++ {
 		if s[i] == '|' {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', '|')

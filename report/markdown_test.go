@@ -433,3 +433,17 @@ func TestMarkdownTextNoAutolinks(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownLine checks a line outside the table: a word with an "@" is
+// code without the "\|" a cell needs (outside a table it would show), and
+// without the list's brackets and separators.
+func TestMarkdownLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"2 resolved (a@b|c, x@y)", "2 resolved (`a@b|c`, `x@y`)"},
+		{"a|b @c|d", "a\\|b `@c|d`"},
+	} {
+		if got := string(appendMarkdownLine(nil, tc.in)); got != tc.want {
+			t.Errorf("appendMarkdownLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func TestClipMiddle(t *testing.T) {
 		{"ab\xffcdefghij", 13, `ab\xff…efghij`},
 		{"abcdefgh\U000e0041", 12, "abcde…"},
 		{"a\U000e0041bcdefghijklmn", 23, `a\U000e0041…defghijklmn`},
-		// What defuseCommands adds counts too.
+		// What DefuseCommands adds counts too.
 		{"::abcdefgh", 7, ":…fgh"},
 		{"::abcdefgh", 12, `\x3a:…cdefgh`},
 		{"ab##[cdefgh", 9, "ab##…efgh"},
