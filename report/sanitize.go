@@ -24,19 +24,20 @@ import (
 //
 // It also defuses what a CI runner reading the output would take for a
 // command of its own (see DefuseCommands). Everything else is unchanged:
-// backslashes are not escaped, and combining marks are left to combine, so two ids that differ can still look alike
-// ("e\u0301" and "é"); the JSON report carries every string exactly. A
-// string that needs no escape is returned as is, without allocating.
+// backslashes are not escaped, and combining marks are left to combine, so
+// two ids that differ can still look alike ("e\u0301" and "é"); the JSON
+// report carries every string exactly. A string that needs no escape is
+// returned as is, without allocating.
 func Sanitize(s string) string { return DefuseCommands(escapeHidden(s)) }
 
-// DefuseCommands escapes what the GitHub Actions runner reads as a workflow
-// command in any line of a step's standard output or error, s being one
-// line: "##[" anywhere
-// in a line (its older syntax), as \x23#[, and "::" where a line starts,
-// after white space, as \x3a:. Rows of the table and of explain start with
-// an id, and errors quote ledger values: a ledger must not add annotations
-// to the job, set its outputs or stop its commands. The runner trims what
-// .NET calls white space, which unicode.IsSpace matches.
+// DefuseCommands escapes, in s, one line, what the GitHub Actions runner
+// reads as a workflow command in any line of a step's standard output or
+// error: "##[" anywhere (its older syntax), as \x23#[, and "::" where the
+// line starts, after white space, as \x3a:. Rows of the table and of
+// explain start with an id, and errors quote ledger values: a ledger must
+// not add annotations to the job, set its outputs or stop its commands.
+// The runner trims what .NET calls white space, which unicode.IsSpace
+// matches.
 func DefuseCommands(s string) string {
 	if strings.Contains(s, "##[") {
 		s = strings.ReplaceAll(s, "##[", `\x23#[`)
