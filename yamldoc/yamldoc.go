@@ -194,5 +194,9 @@ func Describe(n ast.Node) string {
 	case *ast.MappingNode, *ast.MappingValueNode:
 		return "a mapping"
 	}
-	return "a " + strings.ToLower(n.Type().String())
+	kind := strings.ToLower(n.Type().String())
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

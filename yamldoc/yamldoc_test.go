@@ -46,16 +46,23 @@ func TestParseErrorIsPrintable(t *testing.T) {
 	}
 }
 
-// TestUnsupported checks that each YAML feature the strict files refuse is
-// named, and that plain values are not.
-func TestUnsupported(t *testing.T) {
-	for _, tc := range []struct{ doc, want string }{
-		{"a: &x 1", "anchors (&)"},
-		{"a: !!str 1", "tags (!)"},
-		{"a: |\n  x\n", "block scalars (| and >)"},
-		{"a: 1", ""},
-		{"a: x", ""},
-		{"a: [1]", ""},
+// TestValueNames checks what Unsupported and Describe call each kind of
+// value: the features the strict files refuse are named by Unsupported,
+// and the values they take by Describe.
+func TestValueNames(t *testing.T) {
+	for _, tc := range []struct{ doc, unsupported, describe string }{
+		{"a: &x 1", "anchors (&)", "an anchor"},
+		{"a: !!str 1", "tags (!)", "a tag"},
+		{"a: |\n  x\n", "block scalars (| and >)", "a literal"},
+		{"a: true", "", "a boolean"},
+		{"a: .inf", "", "a number"},
+		{"a: .nan", "", "a number"},
+		{"a: 12", "", "a number"},
+		{"a: 1.5", "", "a number"},
+		{"a: x", "", "a string"},
+		{"a: null", "", "null"},
+		{"a: [1]", "", "a list"},
+		{"a: {b: 1}", "", "a mapping"},
 	} {
 		t.Run(tc.doc, func(t *testing.T) {
 			body, e := Body([]byte(tc.doc), 8, "test file")
@@ -66,34 +73,12 @@ func TestUnsupported(t *testing.T) {
 			if !ok || len(entries) != 1 {
 				t.Fatalf("Entries of %q: %v, %v", tc.doc, entries, ok)
 			}
-			if got := Unsupported(entries[0].Value); got != tc.want {
-				t.Errorf("Unsupported(%q) = %q, want %q", tc.doc, got, tc.want)
+			v := entries[0].Value
+			if got := Unsupported(v); got != tc.unsupported {
+				t.Errorf("Unsupported = %q, want %q", got, tc.unsupported)
 			}
-		})
-	}
-}
-
-// TestDescribe checks what Describe calls each kind of value.
-func TestDescribe(t *testing.T) {
-	for _, tc := range []struct{ doc, want string }{
-		{"a: true", "a boolean"},
-		{"a: .inf", "a number"},
-		{"a: .nan", "a number"},
-		{"a: 12", "a number"},
-		{"a: 1.5", "a number"},
-		{"a: x", "a string"},
-		{"a: null", "null"},
-		{"a: [1]", "a list"},
-		{"a: {b: 1}", "a mapping"},
-	} {
-		t.Run(tc.doc, func(t *testing.T) {
-			body, e := Body([]byte(tc.doc), 8, "test file")
-			if e != nil {
-				t.Fatal(e.Msg)
-			}
-			entries, _ := Entries(body)
-			if got := Describe(entries[0].Value); got != tc.want {
-				t.Errorf("Describe(value of %q) = %q, want %q", tc.doc, got, tc.want)
+			if got := Describe(v); got != tc.describe {
+				t.Errorf("Describe = %q, want %q", got, tc.describe)
 			}
 		})
 	}
