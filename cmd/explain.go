@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -183,7 +184,7 @@ func notFound(id string, rep *audit.Report) error {
 	if st, err := os.Stat(id); err == nil && st.Mode().IsRegular() {
 		msg += fmt.Sprintf("; %s is a file: the operation id comes first, explain OPERATION_ID [FILE...]", id)
 	}
-	return failure(fmt.Errorf("%s", report.Sanitize(msg)))
+	return failure(errors.New(msg)) // exitCode sanitizes what it prints
 }
 
 // inOrder returns the kept records, named by their inputs' names, in time

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -24,9 +25,9 @@ const (
 	foldLimit = 100
 
 	// tableWidth is the width the table aims at unless Options.Width says
-	// otherwise: the NEXT ACTION text wraps to fit in it. Operation ids are
-	// never cut, since the operator needs them whole (for explain), so a
-	// very long id widens the table instead.
+	// otherwise: the NEXT ACTION text wraps to fit in it. A long operation
+	// id widens the table instead, up to maxTableID runes, past which it is
+	// clipped in the middle (explain and the JSON report have it whole).
 	tableWidth = 120
 	// minActionWidth keeps the NEXT ACTION column readable when ids are long.
 	minActionWidth = 30
@@ -116,11 +117,7 @@ func (p *tablePrinter) print(out *trimWriter, rep *audit.Report) error {
 	if fold && folded > 0 {
 		l = unhealthy
 	}
-	width := p.opts.Width
-	if width <= 0 {
-		width = tableWidth
-	}
-	l.finish(width)
+	l.finish(cmp.Or(p.opts.Width, tableWidth))
 
 	var trailer []string
 	if fold && folded > 0 {
